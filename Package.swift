@@ -1,0 +1,77 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Import direction (fixed, see DESIGN.md):
+//   BeaconWire <- Beacon <- BeaconDashboard <- BeaconTerminal <- beacon
+//   BeaconWire <- BeaconCollector <- beacon
+let package = Package(
+    name: "Beacon",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "BeaconWire", targets: ["BeaconWire"]),
+        .library(name: "Beacon", targets: ["Beacon"]),
+        .library(name: "BeaconCollector", targets: ["BeaconCollector"]),
+        .library(name: "BeaconTesting", targets: ["BeaconTesting"]),
+        .executable(name: "beacon", targets: ["beacon"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"])]),
+
+        .target(name: "BeaconWire"),
+        .target(
+            name: "Beacon",
+            dependencies: [
+                "BeaconWire", "CZlib",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        .target(
+            name: "BeaconCollector",
+            dependencies: [
+                "BeaconWire", "CZlib",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(name: "BeaconDashboard", dependencies: ["Beacon"]),
+        .target(name: "BeaconTerminal", dependencies: ["BeaconDashboard", "CNCurses"]),
+        .target(name: "BeaconTesting", dependencies: ["Beacon"]),
+        .executableTarget(
+            name: "beacon",
+            dependencies: [
+                "Beacon", "BeaconCollector", "BeaconDashboard", "BeaconTerminal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire"]),
+        .testTarget(name: "BeaconTests", dependencies: ["Beacon", "BeaconTesting"]),
+        .testTarget(
+            name: "BeaconCollectorTests",
+            dependencies: [
+                "BeaconCollector", "Beacon", "BeaconTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(name: "BeaconDashboardTests", dependencies: ["BeaconDashboard", "BeaconTesting"]),
+        .testTarget(name: "BeaconCLITests", dependencies: ["Beacon", "BeaconTesting"]),
+    ]
+)

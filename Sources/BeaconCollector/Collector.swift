@@ -1,0 +1,4 @@
+import BeaconWire
+
+/// The HTTP collector (issue: delivery). Filled in by the collector work.
+public enum CollectorModule {}

@@ -1,0 +1,4 @@
+import Beacon
+
+/// Dashboard state, reducer and renderer (issue: dashboard).
+public enum DashboardModule {}

@@ -1,0 +1,5 @@
+import BeaconDashboard
+import CNCurses
+
+/// The ncurses painter (issue: dashboard).
+public enum TerminalModule {}

@@ -1,0 +1,4 @@
+import Beacon
+
+/// Fakes for tests: manual clock, recording sender.
+public enum BeaconTestingModule {}

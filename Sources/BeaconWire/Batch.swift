@@ -1,0 +1,62 @@
+/// A request body for `POST /v1/batch`: `{"batch":[...],"sentAt":"...","writeKey":"..."}`.
+///
+/// Senders that hold events already encoded (Beacon's queue stores each event's JSON)
+/// build the body with ``Batch/body(encodedEvents:sentAt:writeKey:)`` without decoding
+/// and re-encoding them.
+public struct Batch: Sendable, Hashable, Codable {
+    /// The events, in order.
+    public var batch: [Event]
+    /// When the client sent the request; the collector uses it to correct clock skew.
+    public var sentAt: Timestamp?
+    /// The source's write key, when it travels in the body instead of the header.
+    public var writeKey: String?
+
+    public init(batch: [Event], sentAt: Timestamp? = .now(), writeKey: String? = nil) {
+        self.batch = batch
+        self.sentAt = sentAt
+        self.writeKey = writeKey
+    }
+
+    /// Compact JSON of this batch.
+    public var jsonBytes: [UInt8] {
+        Batch.body(encodedEvents: batch.map(\.jsonBytes), sentAt: sentAt, writeKey: writeKey)
+    }
+
+    /// Builds a batch body from events that are already JSON objects.
+    public static func body<C: Collection>(
+        encodedEvents: C,
+        sentAt: Timestamp?,
+        writeKey: String? = nil
+    ) -> [UInt8] where C.Element: Collection, C.Element.Element == UInt8 {
+        var capacity = 64
+        for event in encodedEvents { capacity += event.count + 1 }
+        var writer = JSONWriter(capacity: capacity)
+        writer.writeRaw(#"{"batch":["#.utf8)
+        var first = true
+        for event in encodedEvents {
+            if !first { writer.writeByte(UInt8(ascii: ",")) }
+            first = false
+            writer.writeRaw(event)
+        }
+        writer.writeByte(UInt8(ascii: "]"))
+        if let sentAt {
+            writer.writeRaw(#","sentAt":""#.utf8)
+            writer.writeRaw(sentAt.iso8601.utf8)
+            writer.writeByte(UInt8(ascii: "\""))
+        }
+        if let writeKey {
+            writer.writeRaw(#","writeKey":"#.utf8)
+            writer.write(writeKey)
+        }
+        writer.writeByte(UInt8(ascii: "}"))
+        return writer.bytes
+    }
+}
+
+/// Wire-format limits shared by the engine and the collector.
+public enum WireLimits {
+    /// The largest event the collector accepts by default: 32 KB (Segment's limit).
+    public static let maxEventBytes = 32 * 1024
+    /// The largest request the collector accepts by default: 500 KB (Segment's limit).
+    public static let maxBatchBytes = 500 * 1024
+}
