@@ -63,7 +63,10 @@ let package = Package(
         ),
 
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire"]),
-        .testTarget(name: "BeaconTests", dependencies: ["Beacon", "BeaconTesting"]),
+        .testTarget(
+            name: "BeaconTests",
+            dependencies: ["Beacon", "BeaconTesting", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(
             name: "BeaconCollectorTests",
             dependencies: [
@@ -72,6 +75,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BeaconDashboardTests", dependencies: ["BeaconDashboard", "BeaconTesting"]),
-        .testTarget(name: "BeaconCLITests", dependencies: ["Beacon", "BeaconTesting"]),
+        .testTarget(
+            name: "BeaconCLITests",
+            dependencies: ["Beacon", "BeaconTesting", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
     ]
 )

@@ -106,7 +106,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
                 index += 1
             }
             guard digits > 0 else { return nil }
-            for _ in digits..<3 where digits < 3 { millis *= 10 }
+            if digits < 3 { for _ in digits..<3 { millis *= 10 } }
         }
         var offsetMinutes = 0
         if expect("Z") || expect("z") {

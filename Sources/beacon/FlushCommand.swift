@@ -1,9 +1,103 @@
 import ArgumentParser
+import Beacon
+import Logging
 
+/// `beacon flush`: send a store's queue until it is empty.
 struct FlushCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "flush", abstract: "Not built yet.")
+    static let configuration = CommandConfiguration(
+        commandName: "flush",
+        abstract: "Send a store's queue until it is empty.",
+        discussion: """
+            Exits 0 once the queue is empty. Gives up, exiting 1 with the reason, when the \
+            destination refuses the credentials, after --max-failures consecutive failed \
+            sends, or after --timeout seconds. Events not sent stay queued.
+            """)
+
+    @Option(help: "The store (an SQLite file).")
+    var db: String
+
+    @Option(help: "Where to send: http://HOST:PORT, file:///PATH (NDJSON) or log:.")
+    var endpoint: String
+
+    @Option(help: "The write key (sent as HTTP Basic auth).")
+    var writeKey: String?
+
+    @Option(help: "Events per batch at most.")
+    var batchSize: Int = 500
+
+    @Option(help: "Consecutive failed sends before giving up.")
+    var maxFailures: Int = 5
+
+    @Option(help: "Seconds before giving up.")
+    var timeout: Double = 60
+
+    func validate() throws {
+        guard batchSize > 0 else { throw ValidationError("--batch-size must be at least 1") }
+        guard maxFailures > 0 else { throw ValidationError("--max-failures must be at least 1") }
+        guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
+    }
 
     func run() async throws {
-        throw ValidationError("beacon flush is not built yet")
+        let sender = try Senders.make(endpoint: endpoint, writeKey: writeKey)
+        let queue: SQLiteEventQueue
+        do {
+            queue = try SQLiteEventQueue(path: db)
+        } catch {
+            throw error.cli
+        }
+        let initial = queue.depth.events
+        var retry = RetryPolicy()
+        retry.initialDelay = .milliseconds(200)
+        retry.maxDelay = .seconds(5)
+        var logger = Logger(label: "beacon.flush")
+        logger.logLevel = .error
+        let engine = BeaconEngine(
+            queue: queue, destination: Destination(sender: sender),
+            settings: EngineSettings(policy: .manual, batchSize: batchSize), retryPolicy: retry, logger: logger)
+        let outcome = try await withThrowingTaskGroup(of: FlushOutcome?.self) { group -> FlushOutcome in
+            group.addTask {
+                try await engine.run()
+                return nil
+            }
+            group.addTask { await Self.watch(engine, maxFailures: maxFailures) }
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
+                return .gaveUp("timed out after \(timeout) s with \(queue.depth.events) events left")
+            }
+            await engine.flush()
+            var result: FlushOutcome = .gaveUp("stopped")
+            while let next = try await group.next() {
+                if let next {
+                    result = next
+                    break
+                }
+            }
+            group.cancelAll()
+            return result
+        }
+        switch outcome {
+        case .done(let snapshot):
+            Output.line("flushed \(initial) events to \(sender.endpointDescription) in \(snapshot.totals.batchesSent) batches; queue empty")
+        case .gaveUp(let reason):
+            throw CLIError.runtime("flush gave up: \(reason); \(queue.depth.events) events stay queued in \(db)")
+        }
+    }
+
+    enum FlushOutcome: Sendable {
+        case done(EngineSnapshot)
+        case gaveUp(String)
+    }
+
+    static func watch(_ engine: BeaconEngine<ContinuousClock>, maxFailures: Int) async -> FlushOutcome? {
+        for await snapshot in await engine.observer.snapshots() {
+            if snapshot.depth == 0 && snapshot.buffered == 0 { return .done(snapshot) }
+            for destination in snapshot.destinations {
+                if case .paused(let reason) = destination.state { return .gaveUp(reason) }
+                if destination.consecutiveFailures >= maxFailures {
+                    return .gaveUp("\(destination.consecutiveFailures) failed sends in a row, the last: \(destination.lastError ?? "unknown error")")
+                }
+            }
+        }
+        return nil
     }
 }

@@ -1,4 +1,0 @@
-import Beacon
-
-/// Fakes for tests: manual clock, recording sender.
-public enum BeaconTestingModule {}

@@ -1,0 +1,80 @@
+import Beacon
+import Testing
+
+@Suite("Delivery planner and retry policy (pure)")
+struct DeliveryPlannerTests {
+    func batch(_ count: Int) -> OutgoingBatch {
+        OutgoingBatch(
+            id: 1,
+            events: (0..<count).map { QueuedEvent(sequence: Int64($0 + 1), messageId: "m\($0)", name: "e", payload: Array("{}".utf8)) },
+            attempt: 1)
+    }
+
+    func decide(_ outcome: SendOutcome, count: Int = 4, failures: Int = 0, random: Double = 0) -> DeliveryDecision {
+        DeliveryPlanner.decide(SendResult(outcome), batch: batch(count), failures: failures, retryPolicy: RetryPolicy(), random: random)
+    }
+
+    @Test func deliveredRemovesAll() {
+        #expect(decide(.delivered) == .delivered)
+    }
+
+    @Test func retryableBacksOffExponentially() {
+        let delays = (0..<9).map { failures -> Duration in
+            guard case .retry(let delay, _) = decide(.retryable(reason: "503", retryAfter: nil), failures: failures) else { return .zero }
+            return delay
+        }
+        #expect(delays == [0.5, 1, 2, 4, 8, 16, 32, 60, 60].map { Duration.milliseconds(Int64($0 * 1000)) })
+    }
+
+    @Test func jitterShortensButKeepsGrowth() {
+        let policy = RetryPolicy()
+        for failures in 1..<7 {
+            let longestNow = policy.delay(afterFailures: failures, retryAfter: nil, random: 0)
+            let shortestNext = policy.delay(afterFailures: failures + 1, retryAfter: nil, random: 0.999_999)
+            #expect(policy.delay(afterFailures: failures, retryAfter: nil, random: 0.999_999) >= longestNow * 0.8)
+            #expect(shortestNext > longestNow)
+        }
+    }
+
+    @Test func retryAfterIsHonouredAndCapped() {
+        #expect(decide(.retryable(reason: "429", retryAfter: .seconds(7))) == .retry(after: .seconds(7), reason: "429"))
+        // Backoff longer than Retry-After wins: never sooner than either.
+        #expect(decide(.retryable(reason: "429", retryAfter: .seconds(1)), failures: 5) == .retry(after: .seconds(16), reason: "429"))
+        #expect(decide(.retryable(reason: "429", retryAfter: .seconds(86_400))) == .retry(after: .seconds(600), reason: "429"))
+    }
+
+    @Test func rejectedWithReasonsDeadLettersOnlyThose() {
+        let decision = decide(.rejected([EventRejection(messageId: "m2", reason: "bad"), EventRejection(messageId: "nope", reason: "x")]))
+        guard case .deadLetter(let rejected) = decision else {
+            Issue.record("expected dead letters, got \(decision)")
+            return
+        }
+        #expect(rejected.map(\.event.messageId) == ["m2"])
+        #expect(rejected.map(\.reason) == ["bad"])
+    }
+
+    @Test func rejectedWithoutReasonsSplitsThenDeadLettersTheCulprit() {
+        #expect(decide(.rejected([]), count: 5) == .split(limit: 3))
+        #expect(decide(.rejected([EventRejection(messageId: "unknown", reason: "x")]), count: 2) == .split(limit: 1))
+        guard case .deadLetter(let single) = decide(.rejected([]), count: 1) else {
+            Issue.record("expected a dead letter")
+            return
+        }
+        #expect(single.map(\.event.messageId) == ["m0"])
+    }
+
+    @Test func tooLargeSplitsInHalvesDownToOne() {
+        #expect(decide(.tooLarge, count: 100) == .split(limit: 50))
+        #expect(decide(.tooLarge, count: 3) == .split(limit: 2))
+        #expect(decide(.tooLarge, count: 2) == .split(limit: 1))
+        guard case .deadLetter(let single) = decide(.tooLarge, count: 1) else {
+            Issue.record("expected a dead letter")
+            return
+        }
+        #expect(single.first?.reason.contains("413") == true)
+    }
+
+    @Test func unauthorizedPauses() {
+        #expect(decide(.unauthorized(reason: "401: bad write key")) == .pause(reason: "401: bad write key"))
+    }
+}

@@ -1,0 +1,190 @@
+@_spi(Testing) import Beacon
+import BeaconTesting
+import BeaconWire
+import Foundation
+import GRDB
+import Testing
+
+/// Real SQLite files in a temporary directory.
+@Suite("SQLite queue", .timeLimit(.minutes(1)))
+struct SQLiteQueueTests {
+    let directory: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    var path: String { directory + "/queue.sqlite" }
+
+    func event(_ index: Int) -> PendingEvent {
+        let event = Event(name: "e\(index)", properties: ["index": .int(index), "pad": "0123456789012345678901234567890123456789"])
+        return PendingEvent(messageId: event.messageId, name: "e\(index)", payload: event.jsonBytes, createdAt: .now())
+    }
+
+    @Test func eventsSurviveReopeningInOrder() async throws {
+        var ids: [String] = []
+        do {
+            let queue = try SQLiteEventQueue(path: path)
+            for index in 0..<2500 {
+                let pending = event(index)
+                ids.append(pending.messageId)
+                _ = queue.append(pending)
+            }
+            await queue.waitForPendingWrites()
+            #expect(queue.depth.events == 2500)
+        }
+        let reopened = try SQLiteEventQueue(path: path)
+        #expect(reopened.depth.events == 2500)
+        let head = try await reopened.peek(limit: 3000, maxBytes: .max)
+        #expect(head.map(\.messageId) == ids)
+        #expect(head.map(\.sequence) == Array(1...2500))
+    }
+
+    @Test func committedReturnsOnlyAfterTheRowIsReadableByAnotherConnection() async throws {
+        let queue = try SQLiteEventQueue(path: path)
+        let tracker = Tracker(queue: queue)
+        let receipt = try tracker.track("Durable", properties: ["k": "v"])
+        try await receipt.committed()
+        let other = try DatabaseQueue(path: path)
+        let count = try await other.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM events WHERE message_id = ?", arguments: [receipt.messageId]) }
+        #expect(count == 1)
+    }
+
+    @Test func peekHonoursCountAndBytesAndSettleRemoves() async throws {
+        let queue = try SQLiteEventQueue(path: path)
+        for index in 0..<10 { _ = queue.append(event(index)) }
+        await queue.waitForPendingWrites()
+        let size = try await queue.peek(limit: 1, maxBytes: .max)[0].payload.count
+        #expect(try await queue.peek(limit: 4, maxBytes: .max).count == 4)
+        #expect(try await queue.peek(limit: 10, maxBytes: size * 3 + 1).count == 3)
+        #expect(try await queue.peek(limit: 10, maxBytes: 1).count == 1)  // always at least one
+        let head = try await queue.peek(limit: 4, maxBytes: .max)
+        let record = BatchRecord(
+            id: queue.makeBatchID(), destination: "default", startedAt: .now(), duration: .milliseconds(3), events: 4,
+            bytes: 4 * size, attempt: 1, status: 200, outcome: .sent, error: nil)
+        try await queue.settle(BatchSettlement(
+            record: record, delivered: head.prefix(3).map(\.sequence),
+            deadLetters: [DeadLetter(event: head[3], reason: "bad", destination: "default", status: 400, failedAt: .now())]))
+        #expect(queue.depth.events == 6)
+        #expect(queue.depth.totals.delivered == 3)
+        #expect(queue.depth.totals.deadLettered == 1)
+        #expect(try await queue.peek(limit: 1, maxBytes: .max)[0].sequence == 5)
+        #expect(try await queue.recentBatches(limit: 5).map(\.id) == [record.id])
+        #expect(try await queue.deadLetters(limit: 5).map(\.event.sequence) == [4])
+        let reopened = try SQLiteEventQueue(path: path)
+        #expect(reopened.depth == QueueDepth(events: 6, bytes: 6 * size, buffered: 0, totals: QueueTotals(
+            accepted: 0, committed: 10, delivered: 3, deadLettered: 1, dropped: 0)))
+        #expect(reopened.makeBatchID() == record.id + 1)
+    }
+
+    @Test func overflowDropsTheOldestAndCountsThem() async throws {
+        var configuration = SQLiteEventQueue.Configuration()
+        configuration.maxQueuedEvents = 100
+        let queue = try SQLiteEventQueue(path: path, configuration: configuration)
+        let drops = DropCounter()
+        queue.addListener { if case .dropped(let count, _, _) = $0 { drops.add(count) } }
+        for index in 0..<250 { _ = queue.append(event(index)) }
+        await queue.waitForPendingWrites()
+        #expect(queue.depth.events == 100)
+        #expect(queue.depth.totals.dropped == 150)
+        #expect(drops.total == 150)
+        #expect(try await queue.peek(limit: 1, maxBytes: .max)[0].name == "e150")
+    }
+
+    @Test func readOnlyStoreHoldsEventsInMemoryAndRecovers() async throws {
+        let queue = try SQLiteEventQueue(path: path)
+        let engine = BeaconEngine(queue: queue, destination: Destination(sender: RecordingSender()), settings: EngineSettings(policy: .manual))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await engine.run() }
+            try await queue.executeOnWriter("PRAGMA query_only = 1")
+            for index in 0..<20 { try engine.tracker.track("e\(index)") }
+            let faulted = await engine.observer.firstSnapshot { $0.storageProblem?.kind == .readOnly && $0.buffered == 20 }
+            #expect(faulted?.depth == 0)
+            #expect(faulted?.totals.accepted == 20)
+            try await queue.executeOnWriter("PRAGMA query_only = 0")
+            let recovered = await engine.observer.firstSnapshot { $0.storageProblem == nil && $0.depth == 20 }
+            #expect(recovered?.buffered == 0)
+            try engine.tracker.track("after recovery")
+            await queue.waitForPendingWrites()
+            group.cancelAll()
+        }
+        #expect(try SQLiteEventQueue(path: path).depth.events == 21)
+    }
+
+    @Test func fullDiskHoldsEventsInMemoryAndRecovers() async throws {
+        let queue = try SQLiteEventQueue(path: path)
+        let engine = BeaconEngine(queue: queue, destination: Destination(sender: RecordingSender()), settings: EngineSettings(policy: .manual))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await engine.run() }
+            let pages = try await DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 }
+            try await queue.executeOnWriter("PRAGMA max_page_count = \(pages)")
+            for index in 0..<3000 { try engine.tracker.track("e\(index)", properties: ["pad": .string(String(repeating: "x", count: 100))]) }
+            let full = await engine.observer.firstSnapshot { $0.storageProblem?.kind == .diskFull }
+            #expect(full != nil)
+            #expect((full?.buffered ?? 0) > 0)
+            try await queue.executeOnWriter("PRAGMA max_page_count = 1073741823")
+            #expect(await engine.observer.firstSnapshot { $0.storageProblem == nil && $0.depth == 3000 } != nil)
+            group.cancelAll()
+        }
+        #expect(try SQLiteEventQueue(path: path).depth.events == 3000)
+    }
+
+    @Test func lockedStoreHoldsEventsInMemoryAndRecovers() async throws {
+        let queue = try SQLiteEventQueue(path: path)
+        let engine = BeaconEngine(queue: queue, destination: Destination(sender: RecordingSender()), settings: EngineSettings(policy: .manual))
+        let other = try DatabaseQueue(path: path)
+        let release = DispatchSemaphore(value: 0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await engine.run() }
+            // Another connection takes the write lock and holds it on a thread of its own.
+            await withCheckedContinuation { (held: CheckedContinuation<Void, Never>) in
+                Thread.detachNewThread {
+                    do {
+                        try other.writeWithoutTransaction { db in
+                            try db.inTransaction(.immediate) {
+                                held.resume()
+                                release.wait()
+                                return .rollback
+                            }
+                        }
+                    } catch {
+                        Issue.record("lock holder failed: \(error)")
+                    }
+                }
+            }
+            for index in 0..<10 { try engine.tracker.track("e\(index)") }
+            #expect(await engine.observer.firstSnapshot { $0.storageProblem?.kind == .locked } != nil)
+            release.signal()
+            #expect(await engine.observer.firstSnapshot { $0.storageProblem == nil && $0.depth == 10 } != nil)
+            group.cancelAll()
+        }
+    }
+
+    @Test func removedFileIsReportedWithoutCrashing() async throws {
+        let queue = try SQLiteEventQueue(path: path)
+        let engine = BeaconEngine(queue: queue, destination: Destination(sender: RecordingSender()), settings: EngineSettings(policy: .manual))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await engine.run() }
+            try await engine.tracker.track("before").committed()
+            try FileManager.default.removeItem(atPath: path)
+            try engine.tracker.track("after")
+            let snapshot = await engine.observer.firstSnapshot { $0.storageProblem?.kind == .fileRemoved && $0.buffered == 1 }
+            #expect(snapshot?.storageProblem?.message.contains(path) == true)
+            group.cancelAll()
+        }
+    }
+
+    @Test func aFileThatIsNotAStoreIsATypedError() throws {
+        try Data("this is not sqlite, just text that is long enough to look like a header....".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: StorageError.self) { _ = try SQLiteEventQueue(path: path) }
+        #expect(throws: StorageError.self) { _ = try SQLiteEventQueue(path: directory + "/missing/dir/queue.sqlite") }
+    }
+}
+
+final class DropCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add(_ value: Int) { lock.lock(); count += value; lock.unlock() }
+    var total: Int { lock.lock(); defer { lock.unlock() }; return count }
+}

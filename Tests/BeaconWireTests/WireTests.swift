@@ -1,0 +1,97 @@
+import BeaconWire
+import Foundation
+import Testing
+
+@Suite("Wire format")
+struct WireTests {
+    @Test func jsonWriterEscapesAndSortsKeys() {
+        let value: JSONValue = ["b": "quote \" backslash \\ newline \n tab \t bell \u{07}", "a": [1, 2.5, true, nil], "c": ["z": -3]]
+        #expect(value.jsonString == #"{"a":[1,2.5,true,null],"b":"quote \" backslash \\ newline \n tab \t bell \u0007","c":{"z":-3}}"#)
+    }
+
+    @Test func jsonWriterRoundTripsThroughFoundation() throws {
+        let value: JSONValue = ["unicode": "héllo ☃ 🚀", "int": .int(Int.min), "big": 1.5e300, "small": -2.25e-8, "empty": [:], "list": []]
+        let decoded = try JSONDecoder().decode(JSONValue.self, from: Data(value.jsonBytes))
+        #expect(decoded == value)
+    }
+
+    @Test func uuidV7IsOrderedAndWellFormed() {
+        let generator = UUIDv7Generator(millisecondsSinceEpoch: { 1_700_000_000_000 })
+        let ids = (0..<5000).map { _ in generator.next() }
+        #expect(ids == ids.sorted())
+        #expect(Set(ids).count == ids.count)
+        for id in ids.prefix(10) {
+            let bytes = Array(id.utf8)
+            #expect(bytes.count == 36)
+            #expect(bytes[14] == UInt8(ascii: "7"))
+            #expect([UInt8(ascii: "8"), UInt8(ascii: "9"), UInt8(ascii: "a"), UInt8(ascii: "b")].contains(bytes[19]))
+            #expect(UUID(uuidString: id) != nil)
+        }
+        #expect(ids[0].hasPrefix("018bcfe5-6800-7"))  // 1_700_000_000_000 ms = 0x18bcfe56800
+    }
+
+    @Test func uuidV7StaysOrderedWhenTheClockGoesBack() {
+        let times = [5_000, 5_000, 4_000, 6_000]
+        let index = LockedCounter()
+        let generator = UUIDv7Generator(millisecondsSinceEpoch: { UInt64(times[min(index.next(), times.count - 1)]) })
+        let ids = (0..<4).map { _ in generator.next() }
+        #expect(ids == ids.sorted())
+    }
+
+    @Test(arguments: [
+        ("2026-11-21T23:42:05.123Z", 1_795_304_525_123 as Int64),
+        ("2026-11-21T23:42:05Z", 1_795_304_525_000),
+        ("2026-11-22T01:42:05.1+02:00", 1_795_304_525_100),
+        ("2026-11-21T18:42:05.123456-0500", 1_795_304_525_123),
+        ("1970-01-01T00:00:00.000Z", 0),
+        ("1969-12-31T23:59:59.999Z", -1),
+    ])
+    func timestampParses(text: String, millis: Int64) {
+        #expect(Timestamp(iso8601: text)?.millisecondsSince1970 == millis)
+    }
+
+    @Test(arguments: ["", "2026-11-21", "2026-13-01T00:00:00Z", "2026-11-21T25:00:00Z", "2026-11-21T23:42:05", "2026-11-21T23:42:05.Z", "yesterday"])
+    func timestampRejects(text: String) {
+        #expect(Timestamp(iso8601: text) == nil)
+    }
+
+    @Test func timestampFormatsWithMilliseconds() {
+        #expect(Timestamp(millisecondsSince1970: 1_795_304_525_123).iso8601 == "2026-11-21T23:42:05.123Z")
+        #expect(Timestamp(millisecondsSince1970: -1).iso8601 == "1969-12-31T23:59:59.999Z")
+        #expect(Timestamp(millisecondsSince1970: 951_782_400_000).iso8601 == "2000-02-29T00:00:00.000Z")
+    }
+
+    @Test func eventEncodesAsSegmentTrackCall() throws {
+        let event = Event(
+            name: "Order Completed", properties: ["total": 99.5, "items": 3], messageId: "m-1",
+            timestamp: Timestamp(millisecondsSince1970: 0), userId: "u-1", context: ["library": ["name": "beacon-swift"]])
+        let text = String(decoding: event.jsonBytes, as: UTF8.self)
+        #expect(text == #"{"type":"track","event":"Order Completed","properties":{"items":3,"total":99.5},"messageId":"m-1","timestamp":"1970-01-01T00:00:00.000Z","userId":"u-1","context":{"library":{"name":"beacon-swift"}}}"#)
+        let decoded = try JSONDecoder().decode(Event.self, from: Data(event.jsonBytes))
+        #expect(decoded == event)
+    }
+
+    @Test func batchBodyDecodesAsTheDocumentedSchema() throws {
+        let events = (0..<3).map { Event(name: "e\($0)", properties: ["i": .int($0)], anonymousId: "anon") }
+        let body = Batch.body(encodedEvents: events.map(\.jsonBytes), sentAt: Timestamp(millisecondsSince1970: 1000), writeKey: "key")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+        #expect(object["sentAt"] as? String == "1970-01-01T00:00:01.000Z")
+        #expect(object["writeKey"] as? String == "key")
+        let batch = try #require(object["batch"] as? [[String: Any]])
+        #expect(batch.map { $0["messageId"] as? String } == events.map(\.messageId))
+        #expect(batch.allSatisfy { $0["type"] as? String == "track" && $0["anonymousId"] as? String == "anon" })
+        let decoded = try JSONDecoder().decode(Batch.self, from: Data(body))
+        #expect(decoded.batch == events)
+    }
+}
+
+final class LockedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = -1
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
+    }
+}
