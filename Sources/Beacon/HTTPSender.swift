@@ -1,0 +1,152 @@
+import BeaconWire
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Logging
+
+/// Sends batches to a Segment-compatible collector: `POST {endpoint}/v1/batch`, JSON,
+/// gzipped by default, Basic auth with the write key.
+///
+/// It never throws: every response and every network failure goes through
+/// ``HTTPResponseClassifier`` into a ``SendResult``. It runs on `URLSession`
+/// (FoundationNetworking on Linux) without blocking Swift's cooperative pool, enforces
+/// ``HTTPSenderConfiguration/requestTimeout`` itself (Linux `URLSession` rounds its own
+/// timeout down to whole seconds and resets it on every read), does not follow
+/// redirects, and is safe to call from several tasks at once.
+///
+/// ```swift
+/// let sender = try HTTPSender(endpoint: "http://127.0.0.1:8080", writeKey: "wk_123")
+/// let result = await sender.send(batch)   // .delivered, .retryable(...), ...
+/// ```
+public final class HTTPSender: EventSender {
+    /// Where and how this sender posts.
+    public let configuration: HTTPSenderConfiguration
+    private let session: URLSession
+    private let classifier: HTTPResponseClassifier
+    private let logger: Logger
+    private let now: @Sendable () -> Timestamp
+
+    /// Creates a sender for a checked configuration.
+    ///
+    /// - Parameters:
+    ///   - logger: Receives one line per failed send (debug for successes).
+    ///   - now: The wall clock, for `sentAt` and `Retry-After` dates; tests inject one.
+    public init(
+        configuration: HTTPSenderConfiguration,
+        logger: Logger = Logger(label: "beacon.http-sender"),
+        now: @escaping @Sendable () -> Timestamp = { Timestamp.now() }
+    ) {
+        self.configuration = configuration
+        self.classifier = HTTPResponseClassifier(retryAfter: configuration.retryAfter)
+        self.logger = logger
+        self.now = now
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        // A backstop only: `send` enforces `requestTimeout` with its own deadline.
+        let backstop = configuration.requestTimeout.seconds + 5
+        sessionConfiguration.timeoutIntervalForRequest = backstop
+        sessionConfiguration.timeoutIntervalForResource = backstop
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        sessionConfiguration.urlCache = nil
+        sessionConfiguration.httpShouldSetCookies = false
+        self.session = URLSession(configuration: sessionConfiguration, delegate: HTTPRedirectRefuser(), delegateQueue: nil)
+    }
+
+    /// Checks `endpoint` and creates a sender with the default settings (gzip on, 10 s).
+    ///
+    /// - Throws: ``HTTPEndpointError`` naming what is wrong with `endpoint`.
+    public convenience init(
+        endpoint: String,
+        writeKey: String?,
+        logger: Logger = Logger(label: "beacon.http-sender")
+    ) throws(HTTPEndpointError) {
+        self.init(configuration: try HTTPSenderConfiguration(endpoint: endpoint, writeKey: writeKey), logger: logger)
+    }
+
+    deinit {
+        // Lets a send still in flight finish, then releases the session and its delegate.
+        session.finishTasksAndInvalidate()
+    }
+
+    /// The endpoint's base URL.
+    public var endpointDescription: String { configuration.endpoint.absoluteString }
+
+    /// Posts `batch` and classifies what came back. Never throws; honours task cancellation
+    /// (the result is then `.retryable` with reason "send cancelled").
+    public func send(_ batch: OutgoingBatch) async -> SendResult {
+        let started = ContinuousClock.now
+        let (body, gzipped) = encodedBody(for: batch)
+        let request = makeRequest(gzipped: gzipped)
+        let exchange = await HTTPExchange.perform(request, body: body, session: session, deadline: configuration.requestTimeout)
+        let result: SendResult
+        switch exchange {
+        case .response(let status, let headers, let responseBody):
+            let outcome = classifier.classify(
+                status: status, headers: headers, body: responseBody,
+                messageIds: batch.events.map(\.messageId), now: now())
+            result = SendResult(outcome, status: status, wireBytes: body.count)
+        case .failed(let failure):
+            result = SendResult(classifier.classify(failure), status: nil, wireBytes: nil)
+        }
+        log(result, batch: batch, bodyBytes: body.count, elapsed: ContinuousClock.now - started)
+        return result
+    }
+
+    /// The request body, gzipped when configured; plain JSON if compression fails, so the
+    /// events still go out.
+    private func encodedBody(for batch: OutgoingBatch) -> (Data, gzipped: Bool) {
+        let json = batch.body(sentAt: now())
+        guard configuration.gzip else { return (Data(json), false) }
+        do {
+            return (Data(try Gzip.compress(json, level: configuration.gzipLevel)), true)
+        } catch {
+            logger.error("gzip failed; sending the batch uncompressed", metadata: [
+                "batch_id": "\(batch.id)", "destination": "\(endpointDescription)", "error": "\(error)",
+            ])
+            return (Data(json), false)
+        }
+    }
+
+    private func makeRequest(gzipped: Bool) -> URLRequest {
+        var request = URLRequest(url: configuration.batchURL)
+        request.httpMethod = "POST"
+        request.timeoutInterval = configuration.requestTimeout.seconds + 5
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue(configuration.userAgent, forHTTPHeaderField: "User-Agent")
+        if gzipped { request.setValue("gzip", forHTTPHeaderField: "Content-Encoding") }
+        if let authorization = configuration.authorizationHeader {
+            request.setValue(authorization, forHTTPHeaderField: "Authorization")
+        }
+        return request
+    }
+
+    private func log(_ result: SendResult, batch: OutgoingBatch, bodyBytes: Int, elapsed: Duration) {
+        var metadata: Logger.Metadata = [
+            "batch_id": "\(batch.id)", "destination": "\(endpointDescription)", "events": "\(batch.events.count)",
+            "attempt": "\(batch.attempt)", "wire_bytes": "\(bodyBytes)", "elapsed": "\(elapsed)",
+        ]
+        if let status = result.status { metadata["status"] = "\(status)" }
+        switch result.outcome {
+        case .delivered:
+            logger.debug("batch delivered", metadata: metadata)
+        case .retryable(let reason, let retryAfter):
+            if let retryAfter { metadata["retry_after"] = "\(retryAfter)" }
+            logger.warning("batch not delivered, will retry: \(reason)", metadata: metadata)
+        case .rejected(let rejections):
+            logger.warning("destination rejected \(rejections.count) event(s) of the batch", metadata: metadata)
+        case .tooLarge:
+            logger.warning("batch too large for the destination", metadata: metadata)
+        case .unauthorized(let reason):
+            logger.error("destination refused the credentials: \(reason)", metadata: metadata)
+        }
+    }
+}
+
+extension Duration {
+    /// This duration in seconds, as `TimeInterval`.
+    var seconds: TimeInterval {
+        let parts = components
+        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,83 @@
+import Beacon
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+@Suite("HTTPSenderConfiguration")
+struct HTTPSenderConfigurationTests {
+    @Test("defaults: gzip on, 10 s, Linux User-Agent, batch URL under the endpoint")
+    func defaults() throws {
+        let configuration = try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:8080", writeKey: "wk")
+        #expect(configuration.gzip)
+        #expect(configuration.gzipLevel == 6)
+        #expect(configuration.requestTimeout == .seconds(10))
+        #expect(configuration.userAgent == "beacon-swift/\(HTTPSenderConfiguration.libraryVersion) (Linux)")
+        #expect(configuration.retryAfter.maximum == .seconds(600))
+        #expect(configuration.batchURL.absoluteString == "http://127.0.0.1:8080/v1/batch")
+    }
+
+    @Test("endpoints are normalised", arguments: [
+        ("http://127.0.0.1:8080", "http://127.0.0.1:8080/v1/batch"),
+        ("http://127.0.0.1:8080/", "http://127.0.0.1:8080/v1/batch"),
+        ("HTTPS://api.example.com", "https://api.example.com/v1/batch"),
+        ("https://example.com/collector//", "https://example.com/collector/v1/batch"),
+        ("  http://[::1]:9000  ", "http://[::1]:9000/v1/batch"),
+    ])
+    func normalisation(endpoint: String, batchURL: String) throws {
+        let configuration = try HTTPSenderConfiguration(endpoint: endpoint, writeKey: nil)
+        #expect(configuration.batchURL.absoluteString == batchURL)
+    }
+
+    @Test("bad endpoints are refused with the problem named", arguments: [
+        ("", HTTPEndpointError.Problem.malformed),
+        ("ftp://example.com", .unsupportedScheme("ftp")),
+        ("localhost:8080", .unsupportedScheme("localhost")),
+        ("/v1/batch", .unsupportedScheme("")),
+        ("http://", .missingHost),
+        ("http:///v1", .missingHost),
+        ("http://user:secret@example.com", .credentialsInURL),
+        ("http://example.com?key=1", .queryOrFragment),
+        ("http://example.com#top", .queryOrFragment),
+    ])
+    func refused(endpoint: String, problem: HTTPEndpointError.Problem) {
+        #expect {
+            try HTTPSenderConfiguration(endpoint: endpoint, writeKey: "k")
+        } throws: { error in
+            (error as? HTTPEndpointError)?.problem == problem
+        }
+    }
+
+    @Test("the error never repeats credentials")
+    func credentialsAreNotEchoed() {
+        do {
+            _ = try HTTPSenderConfiguration(endpoint: "http://user:secret@example.com", writeKey: "k")
+            Issue.record("expected an error")
+        } catch {
+            #expect(!error.description.contains("secret"))
+            #expect(error.description.contains("write key"))
+        }
+    }
+
+    @Test("the Authorization header is Basic base64(writeKey + \":\"), or absent without a key")
+    func authorization() throws {
+        let withKey = try HTTPSenderConfiguration(endpoint: "http://h", writeKey: "wk_123")
+        #expect(withKey.authorizationHeader == "Basic d2tfMTIzOg==")
+        let withoutKey = try HTTPSenderConfiguration(endpoint: "http://h", writeKey: nil)
+        #expect(withoutKey.authorizationHeader == nil)
+    }
+
+    @Test("URLSession errors map to transport failures", arguments: [
+        (URLError.Code.timedOut, HTTPTransportFailure.timedOut),
+        (.cannotConnectToHost, .connectionRefused),
+        (.networkConnectionLost, .connectionLost),
+        (.cannotFindHost, .hostNotFound),
+        (.dnsLookupFailed, .hostNotFound),
+        (.notConnectedToInternet, .notConnected),
+        (.cancelled, .cancelled),
+    ])
+    func urlErrorMapping(code: URLError.Code, failure: HTTPTransportFailure) {
+        #expect(HTTPTransportFailure(URLError(code)) == failure)
+    }
+}
