@@ -101,6 +101,18 @@ struct Renderer {
         }
     }
 
+    /// Writes groups of spans left to right on row `y`, each only if it fits whole (the
+    /// first is always written, clipped if need be), so narrow terminals lose whole
+    /// figures rather than show half of one.
+    mutating func writeFitting(_ groups: [[Span]], y: Int) {
+        var x = 0
+        for (index, group) in groups.enumerated() {
+            let groupWidth = group.displayWidth
+            if index > 0, x + groupWidth > width { continue }
+            x += grid.write(group, x: x, y: y, maxWidth: width - x)
+        }
+    }
+
     /// `text` centred on row `y`.
     mutating func writeCentered(_ text: String, y: Int, style: Style) {
         let fitted = text.elidedRight(toWidth: width)

@@ -44,7 +44,7 @@ extension Renderer {
     /// The destination's state first; then memory-held events and the demo knobs, each
     /// shown only when it fits whole.
     private mutating func drawActivityLine(y: Int) {
-        var spans: [Span] = [Span(snapshot.destinations.count > 1 ? " destinations " : " destination ", .dim), senderSummary]
+        let spans: [Span] = [Span(snapshot.destinations.count > 1 ? " destinations " : " destination ", .dim), senderSummary]
         var groups: [[Span]] = []
         if snapshot.buffered > 0 {
             groups.append([Span("  in memory ", .dim), Span(Format.count(snapshot.buffered), .warn)])
@@ -59,10 +59,7 @@ extension Renderer {
                 [Span("  burst ", .dim), Span(Format.count(state.burstSize))],
             ]
         }
-        for group in groups where spans.displayWidth + group.displayWidth <= width {
-            spans += group
-        }
-        grid.write(spans, x: 0, y: y, maxWidth: width)
+        writeFitting([spans] + groups, y: y)
     }
 
     /// The single destination's state, or a count when there are several.

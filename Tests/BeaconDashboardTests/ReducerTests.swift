@@ -155,8 +155,7 @@ struct KeyScript {
         script.press(.character("p"))
         script.type("sometimes")
         #expect(script.press(.enter) == [])
-        let error = try? FlushPolicy(parsing: "sometimes")
-        #expect(error == nil)
+        #expect(throws: FlushPolicyParseError.self) { try FlushPolicy(parsing: "sometimes") }
         #expect(script.state.prompt?.error?.contains("cannot read flush policy 'sometimes'") == true)
         #expect(script.state.prompt?.buffer == "sometimes")
         script.press(.backspace)
