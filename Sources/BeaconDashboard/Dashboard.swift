@@ -1,4 +1,0 @@
-import Beacon
-
-/// Dashboard state, reducer and renderer (issue: dashboard).
-public enum DashboardModule {}

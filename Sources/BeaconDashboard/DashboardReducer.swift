@@ -1,0 +1,105 @@
+import Beacon
+
+/// What each key does: a pure function from (state, key) to (next state, actions).
+///
+/// Key map (demo mode):
+///
+/// | key | effect |
+/// |-----|--------|
+/// | `f` | flush now |
+/// | `p` | policy prompt: `1` manual, `2` count 100, `3` every 5s, `4` count 100 or 5s, or typed text; Enter applies, Esc cancels |
+/// | `o` | toggle offline |
+/// | `b` | burst of N events (N starts at 500) |
+/// | `B` | prompt for N; `[` halves N, `]` doubles it (1…100,000) |
+/// | `+` / `-` | double / halve the batch size (1…10,000) |
+/// | `r` | cycle the generator rate: off, 10/s, 100/s, 1000/s |
+/// | `c` | cycle collector faults: none, flaky, down, slow |
+/// | `?` | toggle help; Esc also closes it |
+/// | `q` | quit |
+///
+/// In monitor mode only `?`, Esc and `q` act; the engine keys leave a message saying the
+/// monitor is read-only.
+///
+/// ```swift
+/// let (next, actions) = DashboardReducer.reduce(state, .character("f"))   // actions == [.flush]
+/// ```
+public enum DashboardReducer {
+    /// The state after `key`, and what the engine should do about it.
+    public static func reduce(_ state: DashboardState, _ key: Key) -> (DashboardState, [DashboardAction]) {
+        var next = state
+        if next.prompt != nil {
+            let actions = handlePromptKey(key, state: &next)
+            return (next, actions)
+        }
+        switch key {
+        case .resize, .up, .down, .left, .right, .tab:
+            return (next, [])
+        case .escape:
+            if next.isHelpVisible {
+                next.isHelpVisible = false
+            } else {
+                next.message = nil
+            }
+            return (next, [])
+        case .enter, .backspace:
+            return (next, [])
+        case .character(let character):
+            let actions = handleCommand(character, state: &next)
+            return (next, actions)
+        }
+    }
+
+    /// A command key outside any prompt.
+    private static func handleCommand(_ character: Character, state: inout DashboardState) -> [DashboardAction] {
+        switch character {
+        case "?":
+            state.isHelpVisible.toggle()
+            return []
+        case "q":
+            state.isQuitting = true
+            state.message = StatusMessage("quitting: final flush…")
+            return [.quit]
+        default:
+            break
+        }
+        guard let command = EngineCommand(rawValue: character) else {
+            state.message = StatusMessage("no command on '\(character)': press ? for help", severity: .warning)
+            return []
+        }
+        if state.mode == .monitor {
+            state.message = StatusMessage(
+                "read-only monitor: '\(character)' (\(command.label)) works in beacon demo only", severity: .warning)
+            return []
+        }
+        return perform(command, state: &state)
+    }
+}
+
+/// The keys that change the engine or the demo, refused in monitor mode.
+enum EngineCommand: Character {
+    case flush = "f"
+    case policy = "p"
+    case offline = "o"
+    case burst = "b"
+    case burstPrompt = "B"
+    case burstHalve = "["
+    case burstDouble = "]"
+    case batchUp = "+"
+    case batchDown = "-"
+    case rate = "r"
+    case faults = "c"
+
+    /// What the key does, in a few words.
+    var label: String {
+        switch self {
+        case .flush: return "flush"
+        case .policy: return "flush policy"
+        case .offline: return "offline"
+        case .burst: return "burst"
+        case .burstPrompt, .burstHalve, .burstDouble: return "burst size"
+        case .batchUp, .batchDown: return "batch size"
+        case .rate: return "generator rate"
+        case .faults: return "collector faults"
+        }
+    }
+}

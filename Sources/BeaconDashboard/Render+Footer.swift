@@ -1,0 +1,83 @@
+import Beacon
+
+extension Renderer {
+    /// Two lines: the keys (or the prompt's hints) and the message (or the prompt's input).
+    mutating func drawFooter(y: Int) {
+        if let prompt = state.prompt {
+            drawPrompt(prompt, y: y)
+        } else {
+            drawKeys(y: y)
+            drawMessage(y: y + 1)
+        }
+    }
+
+    /// `key:label` items; two spaces apart when they fit, one when not, and the least
+    /// used dropped (never `?` and `q`) on very narrow terminals.
+    private mutating func drawKeys(y: Int) {
+        var items: [(key: String, label: String)]
+        if isMonitor {
+            items = [("?", "help"), ("q", "quit")]
+        } else {
+            items = [
+                ("f", "flush"), ("p", "policy"), ("o", state.isOffline ? "online" : "offline"), ("b", "burst"),
+                ("+/-", "batch"), ("r", "rate"), ("c", "faults"), ("?", "help"), ("q", "quit"),
+            ]
+        }
+        func width(separator: Int) -> Int {
+            items.reduce(1) { $0 + DisplayWidth.of($1.key) + 1 + DisplayWidth.of($1.label) } + separator * (items.count - 1)
+        }
+        while width(separator: 1) > self.width - 1, items.count > 2 {
+            items.remove(at: items.count - 3)
+        }
+        let separator = width(separator: 2) <= self.width - 1 ? "  " : " "
+        var spans: [Span] = [Span(" ")]
+        for (index, item) in items.enumerated() {
+            if index > 0 { spans.append(Span(separator)) }
+            spans += [Span(item.key, .bold), Span(":" + item.label, .dim)]
+        }
+        if isMonitor { spans.append(Span("   read-only monitor: engine keys are disabled", .dim)) }
+        grid.write(spans, x: 0, y: y, maxWidth: self.width)
+    }
+
+    private mutating func drawMessage(y: Int) {
+        guard let message = state.message else { return }
+        let style: Style
+        switch message.severity {
+        case .info: style = .normal
+        case .warning: style = .warn
+        case .error: style = .error
+        }
+        grid.write(" " + message.text.elidedRight(toWidth: width - 2), x: 0, y: y, style: style)
+    }
+
+    /// The hint line (or the refusal) above, the input line with a cursor below.
+    private mutating func drawPrompt(_ prompt: Prompt, y: Int) {
+        let label: String
+        let hint: [Span]
+        switch prompt.kind {
+        case .policy:
+            label = " policy> "
+            hint = [Span(" presets ", .dim)] + DashboardLimits.policyPresets.enumerated().flatMap { index, policy in
+                [Span("\(index + 1)", .bold), Span(" " + policy.description + "  ")]
+            } + [Span("or type e.g. count 50, every 10s", .dim)]
+        case .burstSize:
+            label = " burst size> "
+            let limits = DashboardLimits.burstSizes
+            hint = [Span(" events per burst (b), \(Format.count(limits.lowerBound)) to \(Format.count(limits.upperBound))", .dim)]
+        }
+        if let error = prompt.error {
+            grid.write(" " + error.elidedRight(toWidth: width - 2), x: 0, y: y, style: .error)
+        } else {
+            grid.write(hint, x: 0, y: y, maxWidth: width)
+        }
+        let keys = "   Enter apply  Esc cancel"
+        let room = width - DisplayWidth.of(label) - 2
+        let buffer = prompt.buffer.elidedLeft(toWidth: room)
+        var x = grid.write(label, x: 0, y: y + 1, style: .bold)
+        x += grid.write(buffer, x: x, y: y + 1)
+        grid.write(" ", x: x, y: y + 1, style: .inverse)
+        if x + 1 + DisplayWidth.of(keys) <= width {
+            grid.write(keys, x: x + 1, y: y + 1, style: .dim)
+        }
+    }
+}

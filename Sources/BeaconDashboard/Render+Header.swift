@@ -1,0 +1,105 @@
+import Beacon
+
+extension Renderer {
+    /// Line 1: status, policy, batch size and mode. Line 2: endpoint and store. Line 3:
+    /// what the sender is doing and, in the demo, the generator and fault knobs.
+    mutating func drawHeader(lines: Int) {
+        drawTitleLine()
+        if lines >= 2 { drawWhereLine(y: 1) }
+        if lines >= 3 { drawActivityLine(y: 2) }
+    }
+
+    var isMonitor: Bool { state.mode == .monitor || snapshot.isReadOnlyMonitor }
+
+    private mutating func drawTitleLine() {
+        let tag = isMonitor ? Span(" MONITOR (read-only) ", .inverse) : Span(" DEMO ", .accent)
+        let status = snapshot.isOffline ? Span("OFFLINE", .warn) : Span("ONLINE", .ok)
+        var left: [Span] = [Span(" BEACON ", .inverse), Span(" "), status]
+        let batch: [Span] = [Span("  batch ", .dim), Span(Format.count(snapshot.batchSize))]
+        let tagWidth = DisplayWidth.of(tag.text) + 1
+        var room = width - left.displayWidth - tagWidth - DisplayWidth.of("  policy ")
+        let includeBatch = room - batch.displayWidth >= 8
+        if includeBatch { room -= batch.displayWidth }
+        if room >= 4 {
+            left += [Span("  policy ", .dim), Span(snapshot.policy.description.elidedRight(toWidth: room))]
+        }
+        if includeBatch { left += batch }
+        grid.write(left, x: 0, y: 0)
+        grid.write([tag], x: width - tagWidth + 1, y: 0)
+    }
+
+    private mutating func drawWhereLine(y: Int) {
+        let endpointLabel = " endpoint "
+        let storeLabel = "  store "
+        let labels = DisplayWidth.of(endpointLabel) + DisplayWidth.of(storeLabel)
+        let endpoint = snapshot.endpoint.isEmpty ? "(none)" : snapshot.endpoint
+        let store = snapshot.storePath.isEmpty ? "(none)" : snapshot.storePath
+        let room = width - labels - 1
+        let endpointRoom = min(DisplayWidth.of(endpoint), max(room / 2, room - DisplayWidth.of(store)))
+        let endpointText = endpoint.elidedRight(toWidth: endpointRoom)
+        let storeText = store.elidedLeft(toWidth: room - DisplayWidth.of(endpointText))
+        grid.write([Span(endpointLabel, .dim), Span(endpointText), Span(storeLabel, .dim), Span(storeText)], x: 0, y: y)
+    }
+
+    /// The destination's state first; then memory-held events and the demo knobs, each
+    /// shown only when it fits whole.
+    private mutating func drawActivityLine(y: Int) {
+        let spans: [Span] = [Span(snapshot.destinations.count > 1 ? " destinations " : " destination ", .dim), senderSummary]
+        var groups: [[Span]] = []
+        if snapshot.buffered > 0 {
+            groups.append([Span("  in memory ", .dim), Span(Format.count(snapshot.buffered), .warn)])
+        }
+        if isMonitor {
+            groups.append([Span("   engine keys disabled", .dim)])
+        } else {
+            let rate = state.generatorRate == 0 ? "off" : Format.rate(Double(state.generatorRate))
+            groups += [
+                [Span("   generator ", .dim), Span(rate)],
+                [Span("  faults ", .dim), Span(state.faultPreset.rawValue, state.faultPreset == .none ? .normal : .warn)],
+                [Span("  burst ", .dim), Span(Format.count(state.burstSize))],
+            ]
+        }
+        writeFitting([spans] + groups, y: y)
+    }
+
+    /// The single destination's state, or a count when there are several.
+    private var senderSummary: Span {
+        switch snapshot.destinations.count {
+        case 0:
+            return snapshot.isOffline ? Span("offline", .warn) : Span("idle")
+        case 1:
+            return describe(snapshot.destinations[0])
+        default:
+            let busy = snapshot.destinations.filter { $0.state != .idle }.count
+            return Span("\(busy) of \(snapshot.destinations.count) busy (see below)")
+        }
+    }
+
+    /// A destination's state in words, measured from the snapshot's time.
+    func describe(_ destination: DestinationStatus) -> Span {
+        let failures = destination.consecutiveFailures
+        let failureNote = failures > 0 ? " (\(failures) failure\(failures == 1 ? "" : "s"))" : ""
+        switch destination.state {
+        case .idle:
+            return Span("idle" + failureNote)
+        case .sending:
+            return Span("sending" + failureNote, .ok)
+        case .backingOff(let until):
+            let wait = until.millisecondsSince1970 - snapshot.time.millisecondsSince1970
+            return Span("retrying in \(Format.elapsed(milliseconds: wait))" + failureNote, .warn)
+        case .paused(let reason):
+            return Span("paused: \(reason)", .error)
+        case .offline:
+            return Span("offline", .warn)
+        }
+    }
+
+    /// The storage fault line, right under the header.
+    mutating func drawStorageProblem(y: Int) {
+        guard let problem = snapshot.storageProblem else { return }
+        let age = snapshot.time.millisecondsSince1970 - problem.since.millisecondsSince1970
+        grid.fill(x: 0, y: y, width: width, style: .error)
+        grid.write(" storage problem for \(Format.elapsed(milliseconds: age)): \(problem.description)".elidedRight(toWidth: width - 1),
+                   x: 0, y: y, style: .error)
+    }
+}

@@ -1,0 +1,41 @@
+import Beacon
+
+extension Renderer {
+    /// A box over the middle of the screen listing every key.
+    mutating func drawHelp() {
+        var lines: [(String, String)] = [
+            ("f", "flush now"),
+            ("p", "set the flush policy (presets 1-4 or typed)"),
+            ("o", "go offline / back online"),
+            ("b", "track a burst of \(Format.count(state.burstSize)) events"),
+            ("B [ ]", "type the burst size / halve / double it"),
+            ("+ -", "double / halve the batch size (1 to 10,000)"),
+            ("r", "generator rate: off, 10/s, 100/s, 1000/s"),
+            ("c", "collector faults: none, flaky, down, slow"),
+            ("? Esc", "close this help"),
+            ("q", "quit (the caller flushes once more)"),
+        ]
+        if isMonitor {
+            lines = [("? Esc", "close this help"), ("q", "quit"), ("", "read-only monitor: engine keys are disabled")]
+        }
+        let title = "Keys"
+        let content = lines.map { " " + $0.0.padRight(6) + "  " + $0.1 + " " }
+        let boxWidth = min(width - 2, (content.map { DisplayWidth.of($0) }.max() ?? 0) + 2)
+        let boxHeight = min(height - 2, content.count + 2)
+        guard boxWidth >= 12, boxHeight >= 3 else { return }
+        let left = (width - boxWidth) / 2
+        let top = (height - boxHeight) / 2
+        let inner = boxWidth - 2
+        grid.write("┌" + String(repeating: "─", count: inner) + "┐", x: left, y: top, style: .bold)
+        grid.write(" \(title) ", x: left + 2, y: top, style: .bold)
+        for row in 0..<(boxHeight - 2) {
+            grid.write("│", x: left, y: top + 1 + row, style: .bold)
+            grid.fill(x: left + 1, y: top + 1 + row, width: inner)
+            let line = lines[row]
+            grid.write([Span(" " + line.0.padRight(6) + "  ", .bold), Span(line.1 + " ")],
+                       x: left + 1, y: top + 1 + row, maxWidth: inner)
+            grid.write("│", x: left + boxWidth - 1, y: top + 1 + row, style: .bold)
+        }
+        grid.write("└" + String(repeating: "─", count: inner) + "┘", x: left, y: top + boxHeight - 1, style: .bold)
+    }
+}

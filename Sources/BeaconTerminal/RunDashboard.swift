@@ -1,0 +1,114 @@
+import Beacon
+import BeaconDashboard
+
+/// Runs the dashboard in the terminal until `q`, SIGINT/SIGTERM, or the end of
+/// `snapshots`; the terminal is restored however it ends (errors included).
+///
+/// Every 50 ms, on the main actor, it drains the waiting keys, reduces them, awaits
+/// `perform` for each action in order, and repaints only when the snapshot, the state or
+/// the size changed. `q` (or a signal) performs `.quit` and returns once that call
+/// returns; the caller then does its bounded final flush. Messages fade after 5 seconds.
+///
+/// ```swift
+/// // beacon demo
+/// let exit = try await runDashboard(snapshots: observer.snapshots, mode: .demo) { action in
+///     await demo.apply(action)   // flush, setPolicy, setOffline, burst, …
+/// }
+/// // beacon monitor: snapshots polled from the store; only .quit is ever performed
+/// let exit = try await runDashboard(snapshots: poller.snapshots, mode: .monitor) { _ in }
+/// ```
+///
+/// - Parameters:
+///   - snapshots: The engine's snapshots; best made with `.bufferingNewest(1)`.
+///   - mode: `.demo` (keys drive the engine) or `.monitor` (read-only).
+///   - initialState: A starting state (burst size, generator rate, fault preset), if not
+///     the defaults for `mode`.
+///   - perform: Carries out one action; awaited before the next key is handled.
+/// - Returns: Why it stopped.
+/// - Throws: ``TerminalError`` when there is no usable terminal; `CancellationError`
+///   when the surrounding task is cancelled.
+@MainActor
+public func runDashboard(
+    snapshots: AsyncStream<EngineSnapshot>,
+    mode: DashboardMode,
+    initialState: DashboardState? = nil,
+    perform: @escaping @Sendable (DashboardAction) async -> Void
+) async throws -> DashboardExit {
+    let screen = try TerminalScreen()
+    defer { screen.close() }
+    let inbox = SnapshotInbox(snapshots)
+    defer { inbox.cancel() }
+    var loop = DashboardLoop(state: initialState ?? DashboardState(mode: mode))
+    loop.state.mode = mode
+    let clock = ContinuousClock()
+    while true {
+        if let signal = screen.receivedSignal {
+            await perform(.quit)
+            return .interrupted(signal: signal)
+        }
+        while let key = screen.nextKey() {
+            if key == .resize {
+                screen.invalidate()
+                loop.needsRepaint = true
+            }
+            let (next, actions) = DashboardReducer.reduce(loop.state, key)
+            loop.state = next
+            for action in actions {
+                await perform(action)
+                if action == .quit { return .quit }
+            }
+        }
+        loop.expireMessage(now: clock.now)
+        loop.repaintIfNeeded(screen: screen, inbox: inbox)
+        if inbox.isFinished { return .snapshotsEnded }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}
+
+/// The run loop's memory between ticks: what was drawn last and when the message appeared.
+@MainActor
+struct DashboardLoop {
+    var state: DashboardState
+    var needsRepaint = true
+    private var drawnGeneration = -1
+    private var drawnState: DashboardState?
+    private var drawnSize = (width: -1, height: -1)
+    private var messageShown: (message: StatusMessage, at: ContinuousClock.Instant)?
+    private static let messageLifetime = Duration.seconds(5)
+
+    init(state: DashboardState) {
+        self.state = state
+    }
+
+    /// Clears the status message once it has been up for a while.
+    mutating func expireMessage(now: ContinuousClock.Instant) {
+        guard let message = state.message else {
+            messageShown = nil
+            return
+        }
+        if messageShown?.message != message {
+            messageShown = (message, now)
+        } else if let shown = messageShown, now - shown.at > Self.messageLifetime {
+            state.message = nil
+            messageShown = nil
+        }
+    }
+
+    /// Renders and paints when a new snapshot arrived, the state changed, or the size did.
+    mutating func repaintIfNeeded(screen: TerminalScreen, inbox: SnapshotInbox) {
+        if inbox.generation != drawnGeneration, let snapshot = inbox.latest {
+            state.observe(snapshot)
+        }
+        let size = screen.size
+        guard needsRepaint || inbox.generation != drawnGeneration || state != drawnState
+            || size.width != drawnSize.width || size.height != drawnSize.height
+        else { return }
+        let grid = inbox.latest.map { DashboardRenderer.render(snapshot: $0, state: state, size: size) }
+            ?? DashboardRenderer.renderWaiting(state: state, size: size)
+        screen.paint(grid)
+        drawnGeneration = inbox.generation
+        drawnState = state
+        drawnSize = size
+        needsRepaint = false
+    }
+}

@@ -1,5 +1,0 @@
-import BeaconDashboard
-import CNCurses
-
-/// The ncurses painter (issue: dashboard).
-public enum TerminalModule {}

@@ -1,0 +1,39 @@
+@testable import BeaconDashboard
+import Testing
+
+@Suite struct FormatTests {
+    @Test func counts() {
+        #expect(Format.count(0) == "0")
+        #expect(Format.count(999) == "999")
+        #expect(Format.count(1_000) == "1,000")
+        #expect(Format.count(1_234_567) == "1,234,567")
+        #expect(Format.count(-12_345) == "-12,345")
+    }
+
+    @Test func bytes() {
+        #expect(Format.bytes(512) == "512 B")
+        #expect(Format.bytes(12_345) == "12.3 KB")
+        #expect(Format.bytes(456_000) == "456 KB")
+        #expect(Format.bytes(999_999) == "1.0 MB")
+        #expect(Format.bytes(3_400_000_000) == "3.4 GB")
+    }
+
+    @Test func durations() {
+        #expect(Format.duration(.microseconds(400)) == "0.4 ms")
+        #expect(Format.duration(.milliseconds(12)) == "12 ms")
+        #expect(Format.duration(.milliseconds(1_250)) == "1.25 s")
+        #expect(Format.duration(.milliseconds(12_500)) == "12.5 s")
+        #expect(Format.duration(.seconds(125)) == "2m05s")
+        #expect(Format.duration(.seconds(3 * 3600 + 120)) == "3h02m")
+        #expect(Format.duration(.milliseconds(-5)) == "0 ms")
+    }
+
+    @Test func rates() {
+        #expect(Format.rate(0) == "0/s")
+        #expect(Format.rate(.nan) == "0/s")
+        #expect(Format.rate(2.54) == "2.5/s")
+        #expect(Format.rate(120.4) == "120/s")
+        #expect(Format.rate(12_345) == "12.3k/s")
+        #expect(Format.rate(2_500_000) == "2.5M/s")
+    }
+}

@@ -1,0 +1,126 @@
+import Beacon
+import BeaconDashboard
+import Foundation
+import Testing
+
+/// Renders compared with committed text under `Golden/`. Set `BEACON_UPDATE_GOLDEN=1` to
+/// rewrite the files from the current renderer (then review the diff before committing).
+@Suite struct GoldenTests {
+    @Test func empty() throws {
+        try expectGolden("empty-80x24", Fixtures.empty(), DashboardState(mode: .demo), 80, 24)
+    }
+
+    @Test func steadyFlowAt80x24() throws {
+        try expectGolden("steady-80x24", Fixtures.steady(), Fixtures.demoState(), 80, 24)
+    }
+
+    @Test func steadyFlowAt200x60() throws {
+        try expectGolden("steady-200x60", Fixtures.steady(), Fixtures.demoState(), 200, 60)
+    }
+
+    @Test func offlineBacklog() throws {
+        let state = Fixtures.demoState { $0.isOffline = true }
+        try expectGolden("offline-backlog-80x24", Fixtures.offlineBacklog(), state, 80, 24)
+    }
+
+    @Test func outageWithRetries() throws {
+        let state = Fixtures.demoState { $0.faultPreset = .down }
+        try expectGolden("outage-retries-80x24", Fixtures.outageWithRetries(), state, 80, 24)
+        try expectGolden("outage-retries-80x24.styles", Fixtures.outageWithRetries(), state, 80, 24, styles: true)
+    }
+
+    @Test func deadLetters() throws {
+        try expectGolden("dead-letters-80x24", Fixtures.deadLetters(), Fixtures.demoState(), 80, 24)
+    }
+
+    @Test func storageProblem() throws {
+        try expectGolden("storage-problem-80x24", Fixtures.storageProblem(), Fixtures.demoState(), 80, 24)
+    }
+
+    @Test func twoDestinations() throws {
+        try expectGolden("two-destinations-100x30", Fixtures.twoDestinations(), Fixtures.demoState(), 100, 30)
+    }
+
+    @Test func monitorMode() throws {
+        var snapshot = Fixtures.steady()
+        snapshot.isReadOnlyMonitor = true
+        try expectGolden("monitor-80x24", snapshot, DashboardState(mode: .monitor), 80, 24)
+    }
+
+    @Test func helpOverlay() throws {
+        let state = Fixtures.demoState { $0.isHelpVisible = true }
+        try expectGolden("help-80x24", Fixtures.steady(), state, 80, 24)
+    }
+
+    @Test func policyPromptShowsParseError() throws {
+        var state = Fixtures.demoState()
+        for key in "pcount fifty" { state = DashboardReducer.reduce(state, .character(key)).0 }
+        state = DashboardReducer.reduce(state, .enter).0
+        #expect(state.prompt?.error != nil)
+        try expectGolden("policy-prompt-error-80x24", Fixtures.steady(), state, 80, 24)
+    }
+
+    @Test func minimumSize() throws {
+        try expectGolden("minimum-40x10", Fixtures.outageWithRetries(), Fixtures.demoState(), 40, 10)
+    }
+
+    @Test func tooSmall() throws {
+        try expectGolden("too-small-39x9", Fixtures.steady(), Fixtures.demoState(), 39, 9)
+    }
+
+    private func expectGolden(
+        _ name: String, _ snapshot: EngineSnapshot, _ state: DashboardState, _ width: Int, _ height: Int,
+        styles: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let grid = DashboardRenderer.render(snapshot: snapshot, state: state, size: (width: width, height: height))
+        #expect(grid.width == width && grid.height == height, sourceLocation: sourceLocation)
+        let actual = (styles ? grid.styleText : grid.text) + "\n"
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Golden").appendingPathComponent(name + ".txt")
+        if ProcessInfo.processInfo.environment["BEACON_UPDATE_GOLDEN"] == "1" {
+            try actual.write(to: url, atomically: true, encoding: .utf8)
+            return
+        }
+        let expected = try String(contentsOf: url, encoding: .utf8)
+        #expect(actual == expected, "\(name) differs from Golden/\(name).txt:\n\(GoldenDiff.describe(expected: expected, actual: actual))",
+                sourceLocation: sourceLocation)
+    }
+}
+
+enum GoldenDiff {
+    /// The first lines that differ, expected above actual.
+    static func describe(expected: String, actual: String) -> String {
+        let expectedLines = expected.split(separator: "\n", omittingEmptySubsequences: false)
+        let actualLines = actual.split(separator: "\n", omittingEmptySubsequences: false)
+        var report: [String] = []
+        for index in 0..<max(expectedLines.count, actualLines.count) where report.count < 12 {
+            let want = index < expectedLines.count ? String(expectedLines[index]) : "<none>"
+            let got = index < actualLines.count ? String(actualLines[index]) : "<none>"
+            if want != got { report += ["line \(index + 1) expected: \(want)", "line \(index + 1) actual:   \(got)"] }
+        }
+        return report.joined(separator: "\n")
+    }
+}
+
+extension CellGrid {
+    /// One letter per cell for its style (n normal, d dim, b bold, o ok, w warn, e error,
+    /// a accent, i inverse), so style regressions show up in golden diffs too.
+    var styleText: String {
+        (0..<height).map { y in
+            var line = ""
+            for x in 0..<width where !self[x, y].isContinuation {
+                switch self[x, y].style {
+                case .normal: line.append("n")
+                case .dim: line.append("d")
+                case .bold: line.append("b")
+                case .ok: line.append("o")
+                case .warn: line.append("w")
+                case .error: line.append("e")
+                case .accent: line.append("a")
+                case .inverse: line.append("i")
+                }
+            }
+            return line
+        }.joined(separator: "\n")
+    }
+}
