@@ -34,11 +34,13 @@ public struct CollectorError: Error, Sendable, Hashable, CustomStringConvertible
         return writer.bytes
     }
 
+    /// Equal when status, code, message and headers are.
     public static func == (lhs: CollectorError, rhs: CollectorError) -> Bool {
         lhs.status == rhs.status && lhs.code == rhs.code && lhs.message == rhs.message
             && lhs.headers.elementsEqual(rhs.headers, by: { $0 == $1 })
     }
 
+    /// Hashes status, code and message.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(status)
         hasher.combine(code)
