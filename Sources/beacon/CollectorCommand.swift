@@ -1,9 +1,133 @@
 import ArgumentParser
+import BeaconCollector
+import Logging
+import ServiceLifecycle
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `beacon collector`: runs the HTTP collector until SIGINT or SIGTERM.
 struct CollectorCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "collector", abstract: "Not built yet.")
+    static let configuration = CommandConfiguration(
+        commandName: "collector",
+        abstract: "Run the HTTP collector (Segment-compatible /v1/batch) with optional fault injection.",
+        discussion: """
+            When ready, prints one line to stdout, `listening on http://HOST:PORT`. Port 0 picks a free port.
+            Faults can also be changed at runtime: curl -X PUT http://HOST:PORT/admin/faults -d '{"preset":"flaky"}'.
+            """
+    )
+
+    @Option(help: "Address to bind.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to bind; 0 picks a free one.")
+    var port = 8088
+
+    @Option(help: "SQLite file for received events (in memory when omitted).")
+    var db: String?
+
+    @Option(name: .customLong("write-key"), help: "Accepted write key (repeat for several; none accepts any).")
+    var writeKeys: [String] = []
+
+    @Option(help: "Largest event in bytes.")
+    var maxEventBytes = CollectorLimits().maxEventBytes
+
+    @Option(help: "Largest request body in bytes, before and after decompression.")
+    var maxRequestBytes = CollectorLimits().maxRequestBytes
+
+    @Option(help: "Most events accepted in one batch (413 above; no limit when omitted).")
+    var maxEvents: Int?
+
+    @Option(help: "Share of batches answered 500 (0...1).")
+    var failRate = 0.0
+
+    @Option(help: "Share of batches answered 429 with Retry-After (0...1).")
+    var throttleRate = 0.0
+
+    @Option(help: "Retry-After value of injected 429s, in seconds.")
+    var retryAfter = 1
+
+    @Option(help: "Delay added to every batch, in milliseconds.")
+    var latencyMs = 0
+
+    @Option(help: "Share of batches held past the client's timeout (0...1).")
+    var hangRate = 0.0
+
+    @Option(help: "How long a hanging batch is held, in seconds.")
+    var hangSeconds = 30.0
+
+    @Option(help: "Share of batches whose connection is reset without a response (0...1).")
+    var resetRate = 0.0
+
+    @Option(help: "Answer 413 to batches with more events than this (fault injection).")
+    var maxBatchEvents: Int?
+
+    @Flag(help: "Start down: 503 for everything except /health and /admin.")
+    var down = false
+
+    @Option(help: "Named fault preset to start from: none, flaky, slow, down (other fault flags are ignored).")
+    var faults: String?
+
+    @Option(help: "Seed of the fault draws (same seed, same sequence).")
+    var seed: UInt64 = 0x5EED
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        if let faults, FaultPlan.preset(named: faults) == nil {
+            throw ValidationError("Unknown fault preset '\(faults)'; use none, flaky, slow or down.")
+        }
+        do {
+            try faultPlan.validate()
+        } catch {
+            throw ValidationError(error.message)
+        }
+        guard (0...65_535).contains(port) else {
+            throw ValidationError("--port \(port) is out of range; use 0 (any free port) to 65535.")
+        }
+        guard maxEventBytes > 0, maxRequestBytes > 0 else {
+            throw ValidationError("--max-event-bytes and --max-request-bytes must be positive.")
+        }
+        if let maxEvents, maxEvents < 1 {
+            throw ValidationError("--max-events must be 1 or more.")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("Unknown --log-level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical.")
+        }
+    }
+
+    /// The fault plan the flags describe.
+    var faultPlan: FaultPlan {
+        if let faults, let preset = FaultPlan.preset(named: faults) { return preset }
+        return FaultPlan(
+            failRate: failRate, throttleRate: throttleRate, retryAfterSeconds: retryAfter,
+            latencyMilliseconds: latencyMs, hangRate: hangRate, hangSeconds: hangSeconds, resetRate: resetRate,
+            maxBatchEvents: maxBatchEvents, down: down)
+    }
 
     func run() async throws {
-        throw ValidationError("beacon collector is not built yet")
+        var logger = Logger(label: "beacon.collector") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let configuration = CollectorConfiguration(
+            host: host, port: port, databasePath: db, writeKeys: Set(writeKeys),
+            limits: CollectorLimits(
+                maxEventBytes: maxEventBytes, maxRequestBytes: maxRequestBytes, maxEventsPerBatch: maxEvents),
+            faultPlan: faultPlan, seed: seed)
+        let collector = try Collector(configuration: configuration, logger: logger)
+        let group = ServiceGroup(services: [collector], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            tasks.addTask {
+                let port = try await collector.port
+                let displayHost = host.contains(":") ? "[\(host)]" : host
+                print("listening on http://\(displayHost):\(port)")
+                fflush(nil)  // every output stream: Swift 6 refuses the global `stdout`
+            }
+            try await tasks.waitForAll()
+        }
     }
 }

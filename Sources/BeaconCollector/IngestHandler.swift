@@ -1,0 +1,176 @@
+import BeaconWire
+import Hummingbird
+import Logging
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the collector does with a request: answer it, or drop the connection.
+enum Reply: Sendable {
+    case response(Response)
+    /// Close the connection without a response (an injected reset).
+    case reset
+}
+
+/// Serves the ingest routes: read and check the body, apply faults, store the events.
+///
+/// The order is fixed so that each refusal is cheap and specific: method and route, down,
+/// latency, `Authorization` syntax and header key, `Content-Encoding`, body size (streamed,
+/// inflated under a cap), UTF-8, JSON shape, write key, event count limit, injected fault,
+/// each event's validity, then one transaction for the whole batch.
+///
+/// **Partial batches.** A batch with any invalid event stores nothing and is answered 400:
+/// `{"error":"invalid_events","message":"...","rejected":[{"index":3,"messageId":"...",
+/// "code":"missing_event_name","reason":"..."}]}`, one entry per invalid event (a repeated
+/// `messageId` is listed at its second and later positions). A sender dead-letters exactly
+/// the listed `messageId`s and resends the rest, which then succeed.
+struct IngestHandler: Sendable {
+    let core: CollectorCore
+
+    func handle(
+        _ request: Request, context: CollectorRequestContext, route: CollectorRoute, outcome: inout RequestOutcome
+    ) async throws(CollectorError) -> Reply {
+        let plan = core.faultPlan
+        if plan.latencyMilliseconds > 0 {
+            do {
+                try await Task.sleep(for: .milliseconds(plan.latencyMilliseconds))
+            } catch {
+                // Cancelled while waiting (shutdown): answer at once rather than hold the connection.
+            }
+        }
+        let header = try AuthorizationHeader.parse(request.headers[.authorization])
+        try core.authenticator.precheck(header: header)
+        let encoding = try ContentEncoding.parse(request.headers[.contentEncoding])
+        let limit = core.limits.maxRequestBytes
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            throw CollectorError.requestTooLarge(limit: limit)
+        }
+        let body = try await BodyReader.read(request.body, encoding: encoding, limit: limit)
+        guard !body.isEmpty else { throw CollectorError.emptyBody() }
+        guard String(validating: body, as: UTF8.self) != nil else { throw CollectorError.invalidUTF8() }
+
+        let defaultType: String
+        let parsed: ParsedBody
+        switch route {
+        case .single(let type):
+            defaultType = type
+            parsed = try body.withUnsafeBufferPointer { bytes throws(CollectorError) in try BatchParser.parseSingle(bytes) }
+        default:
+            defaultType = "track"
+            parsed = try body.withUnsafeBufferPointer { bytes throws(CollectorError) in try BatchParser.parseBatch(bytes) }
+        }
+        let count = parsed.items.count
+        try core.authenticator.authorize(header: header, bodyKey: parsed.writeKey)
+        outcome.received = count
+        if let maximum = core.limits.maxEventsPerBatch, count > maximum {
+            throw CollectorError.tooManyEvents(count: count, limit: maximum)
+        }
+
+        let fault = core.drawFault(eventCount: count)
+        outcome.fault = fault.name
+        if fault != .serve { outcome.faulted = count }
+        switch fault {
+        case .serve: break
+        case .batchTooLarge(let limit): throw CollectorError.injectedBatchTooLarge(count: count, limit: limit)
+        case .fail: throw CollectorError.injectedFailure()
+        case .throttle(let seconds): throw CollectorError.injectedThrottle(retryAfterSeconds: seconds)
+        case .hang(let seconds):
+            await hang(seconds: seconds)
+            throw CollectorError.injectedHang(seconds: seconds)
+        case .reset:
+            await reset(context.channel)
+            return .reset
+        }
+
+        let receivedAt = Timestamp.now().millisecondsSince1970
+        var rejections: [EventRejection] = []
+        var seen = Set<String>(minimumCapacity: count)
+        var events: [StoredEvent] = []
+        events.reserveCapacity(count)
+        for (index, item) in parsed.items.enumerated() {
+            if let rejection = EventValidator.check(
+                item, index: index, maxEventBytes: core.limits.maxEventBytes, defaultType: defaultType)
+            {
+                rejections.append(rejection)
+                continue
+            }
+            let fields = item.fields
+            let messageId = fields.messageId?.text ?? ""
+            guard seen.insert(messageId).inserted else {
+                rejections.append(
+                    EventRejection(
+                        index: index, messageId: messageId, code: "duplicate_message_id",
+                        reason: "Event \(index) repeats messageId '\(messageId)' from earlier in the batch; "
+                            + "give every event its own messageId."))
+                continue
+            }
+            guard rejections.isEmpty else { continue }
+            let json = body.withUnsafeBufferPointer { bytes in
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[item.range]), as: UTF8.self)
+            }
+            let type = fields.type?.text ?? defaultType
+            events.append(
+                StoredEvent(
+                    messageId: messageId, type: type, name: type == "track" ? fields.event?.text : fields.name?.text,
+                    userId: fields.userId?.text, anonymousId: fields.anonymousId?.text,
+                    timestamp: fields.timestamp?.text ?? fields.originalTimestamp?.text,
+                    receivedAtMilliseconds: receivedAt, json: json))
+        }
+        if !rejections.isEmpty {
+            outcome.rejectedCodes = rejections.map(\.code)
+            outcome.status = 400
+            if case .single = route {
+                outcome.errorCode = rejections[0].code
+                return .response(ResponseBuilder.invalidEvents(rejections, total: count, code: rejections[0].code))
+            }
+            outcome.errorCode = "invalid_events"
+            return .response(ResponseBuilder.invalidEvents(rejections, total: count, code: "invalid_events"))
+        }
+
+        let result: EventStore.InsertResult
+        do {
+            result = try await core.store.insert(events)
+        } catch {
+            core.logger.error("storing a batch failed", metadata: ["error": "\(error)", "events": "\(count)"])
+            throw CollectorError.storageFailed()
+        }
+        outcome.stored = result.stored
+        outcome.duplicates = result.duplicates
+        outcome.status = 200
+        return .response(ResponseBuilder.accepted(received: count, stored: result.stored, duplicates: result.duplicates))
+    }
+
+    /// Holds the request for `seconds`, or until the collector shuts down.
+    private func hang(seconds: Double) async {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        // Bounded: at most `seconds / 50 ms` rounds (seconds is capped by FaultPlan.maxHangSeconds).
+        while ContinuousClock.now < deadline && !core.isStopping {
+            do {
+                try await Task.sleep(for: .milliseconds(min(50, max(1, Int64((deadline - .now) / .milliseconds(1))))))
+            } catch {
+                return  // cancelled: stop holding the request
+            }
+        }
+    }
+
+    /// Closes the connection without a response; with SO_LINGER 0 the peer sees a TCP reset.
+    private func reset(_ channel: any Channel) async {
+        if let provider = channel as? any SocketOptionProvider {
+            do {
+                try await provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+            } catch {
+                core.logger.debug("could not set SO_LINGER before an injected reset", metadata: ["error": "\(error)"])
+            }
+        }
+        do {
+            try await channel.close()
+        } catch {
+            // Already closed by the peer: the reset has happened anyway.
+            core.logger.trace("closing for an injected reset", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import BeaconCollector
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Each messageId is stored once, however many times it is delivered.
+@Suite("Collector deduplication")
+struct CollectorDeduplicationTests {
+    @Test("A batch delivered twice is stored once and counted as duplicates")
+    func batchDeliveredTwice() async throws {
+        let body = batchBody((0..<50).map { trackJSON(messageId: "dup-\($0)") })
+        try await withCollector { collector, port in
+            let (first, second) = try await withClient(port: port) { client in
+                let first = try await call(client, .post, "/v1/batch", body: body)
+                let second = try await call(client, .post, "/v1/batch", body: gzip(body), headers: [.contentEncoding: "gzip"])
+                return (first, second)
+            }
+            #expect(first.status == 200)
+            #expect(first.json["stored"] as? Int == 50)
+            #expect(second.status == 200)
+            #expect(second.json["stored"] as? Int == 0)
+            #expect(second.json["duplicates"] as? Int == 50)
+            #expect(try await collector.storedCount() == 50)
+            let stats = collector.stats()
+            #expect(stats.received == 100)
+            #expect(stats.stored == 50)
+            #expect(stats.duplicates == 50)
+        }
+    }
+
+    @Test("Overlapping batches store the union")
+    func overlappingBatches() async throws {
+        try await withCollector { collector, port in
+            try await withClient(port: port) { client in
+                _ = try await call(client, .post, "/v1/batch", body: batchBody((0..<10).map { trackJSON(messageId: "o-\($0)") }))
+                let answer = try await call(
+                    client, .post, "/v1/batch", body: batchBody((5..<15).map { trackJSON(messageId: "o-\($0)") }))
+                #expect(answer.json["stored"] as? Int == 5)
+                #expect(answer.json["duplicates"] as? Int == 5)
+            }
+            #expect(try await collector.storedMessageIds() == (0..<15).map { "o-\($0)" })
+        }
+    }
+
+    @Test("A file database keeps events across collector restarts and still deduplicates")
+    func fileDatabaseSurvivesRestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-collector-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer {
+            do {
+                try FileManager.default.removeItem(at: directory)
+            } catch {
+                Issue.record("could not remove \(directory.path): \(error)")
+            }
+        }
+        let configuration = CollectorConfiguration(databasePath: directory.appendingPathComponent("collector.sqlite").path)
+        let body = batchBody((0..<5).map { trackJSON(messageId: "f-\($0)") })
+        for round in 0..<2 {
+            try await withCollector(configuration) { collector, port in
+                let answer = try await withClient(port: port) { client in
+                    try await call(client, .post, "/v1/batch", body: body)
+                }
+                #expect(answer.json["stored"] as? Int == (round == 0 ? 5 : 0))
+                #expect(try await collector.storedCount() == 5)
+            }
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import BeaconCollector
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Faults are applied as planned, deterministically for a seed, and can be changed at runtime.
+@Suite("Collector fault injection")
+struct CollectorFaultInjectionTests {
+    /// Sends `count` one-event batches and returns the statuses.
+    static func statuses(port: Int, count: Int, prefix: String) async throws -> [Int] {
+        try await withClient(port: port) { client in
+            var statuses: [Int] = []
+            for index in 0..<count {
+                let answer = try await call(
+                    client, .post, "/v1/batch", body: batchBody([trackJSON(messageId: "\(prefix)-\(index)")]))
+                statuses.append(answer.status)
+            }
+            return statuses
+        }
+    }
+
+    @Test("A 30% failure rate over 200 requests lands near 30%, and the same seed repeats the sequence")
+    func failRateIsAppliedDeterministically() async throws {
+        let configuration = CollectorConfiguration(faultPlan: FaultPlan(failRate: 0.3), seed: 42)
+        let first = try await withCollector(configuration) { collector, port in
+            let statuses = try await Self.statuses(port: port, count: 200, prefix: "f")
+            let failures = statuses.filter { $0 == 500 }.count
+            #expect((40...80).contains(failures), "\(failures) failures out of 200")
+            #expect(statuses.allSatisfy { $0 == 200 || $0 == 500 })
+            #expect(try await collector.storedCount() == 200 - failures)
+            #expect(collector.stats().faulted == failures)
+            #expect(collector.stats().errorsByCode["injected_failure"] == failures)
+            return statuses
+        }
+        let second = try await withCollector(configuration) { _, port in
+            try await Self.statuses(port: port, count: 200, prefix: "f")
+        }
+        #expect(first == second)
+    }
+
+    @Test("An injected 429 carries Retry-After")
+    func throttleCarriesRetryAfter() async throws {
+        let plan = FaultPlan(throttleRate: 1, retryAfterSeconds: 7)
+        try await withCollector(CollectorConfiguration(faultPlan: plan)) { collector, port in
+            let answer = try await withClient(port: port) { client in
+                try await call(client, .post, "/v1/batch", body: batchBody([trackJSON(messageId: "t-1")]))
+            }
+            #expect(answer.status == 429)
+            #expect(answer.headers[.retryAfter] == "7")
+            #expect(answer.errorCode == "injected_throttle")
+            #expect(try await collector.storedCount() == 0)
+        }
+    }
+
+    @Test("Batches above N events get 413; N events pass")
+    func batchSizeLimit() async throws {
+        try await withCollector(CollectorConfiguration(faultPlan: FaultPlan(maxBatchEvents: 10))) { collector, port in
+            try await withClient(port: port) { client in
+                let big = try await call(client, .post, "/v1/batch", body: batchBody((0..<11).map { trackJSON(messageId: "b-\($0)") }))
+                #expect(big.status == 413)
+                #expect(big.errorCode == "injected_batch_too_large")
+                let fits = try await call(client, .post, "/v1/batch", body: batchBody((0..<10).map { trackJSON(messageId: "b-\($0)") }))
+                #expect(fits.status == 200)
+            }
+            #expect(try await collector.storedCount() == 10)
+        }
+    }
+
+    @Test("Down answers 503 except /health and /admin; the admin route brings it back up")
+    func downAndAdminRoute() async throws {
+        try await withCollector(CollectorConfiguration(faultPlan: .down)) { collector, port in
+            try await withClient(port: port) { client in
+                let batch = try await call(client, .post, "/v1/batch", body: batchBody([trackJSON(messageId: "d-1")]))
+                #expect(batch.status == 503)
+                #expect(batch.errorCode == "collector_down")
+                #expect(try await call(client, .get, "/v1/stats").status == 503)
+                #expect(try await call(client, .get, "/health").status == 200)
+
+                let current = try await call(client, .get, "/admin/faults")
+                #expect(current.status == 200)
+                #expect(current.json["down"] as? Bool == true)
+                #expect(current.json["preset"] as? String == "down")
+
+                let invalid = try await call(client, .put, "/admin/faults", body: bytes(#"{"failRate":1.5}"#))
+                #expect(invalid.status == 400)
+                #expect(invalid.errorCode == "invalid_fault_plan")
+                let notJSON = try await call(client, .put, "/admin/faults", body: bytes("down please"))
+                #expect(notJSON.errorCode == "invalid_fault_plan")
+
+                let up = try await call(client, .put, "/admin/faults", body: bytes(#"{"down":false,"throttleRate":1,"retryAfterSeconds":3}"#))
+                #expect(up.status == 200)
+                #expect(up.json["down"] as? Bool == false)
+                let throttled = try await call(client, .post, "/v1/batch", body: batchBody([trackJSON(messageId: "d-1")]))
+                #expect(throttled.status == 429)
+                #expect(throttled.headers[.retryAfter] == "3")
+
+                let preset = try await call(client, .put, "/admin/faults", body: bytes(#"{"preset":"none"}"#))
+                #expect(preset.json["preset"] as? String == "none")
+                let stored = try await call(client, .post, "/v1/batch", body: batchBody([trackJSON(messageId: "d-1")]))
+                #expect(stored.status == 200)
+            }
+            #expect(collector.faultPlan() == FaultPlan.none)
+            #expect(try await collector.storedMessageIds() == ["d-1"])
+        }
+    }
+
+    @Test("The programmatic API sets and reads the plan; presets cycle")
+    func programmaticFaultPlan() async throws {
+        try await withCollector { collector, port in
+            #expect(throws: FaultPlanError.self) { try collector.setFaultPlan(FaultPlan(failRate: 0.7, throttleRate: 0.7)) }
+            for (name, plan) in FaultPlan.presets {
+                try collector.setFaultPlan(plan)
+                #expect(collector.faultPlan().presetName == name)
+            }
+            try collector.setFaultPlan(FaultPlan(failRate: 1))
+            let statuses = try await Self.statuses(port: port, count: 3, prefix: "p")
+            #expect(statuses == [500, 500, 500])
+        }
+    }
+
+    @Test("A reset closes the connection without a response, and the collector keeps serving")
+    func resetClosesConnection() async throws {
+        try await withCollector(CollectorConfiguration(faultPlan: FaultPlan(resetRate: 1))) {
+            (collector: Collector, port: Int) async throws -> Void in
+            await #expect(throws: (any Error).self) {
+                try await withClient(port: port, timeout: .seconds(5)) { client in
+                    try await call(client, .post, "/v1/batch", body: batchBody([trackJSON(messageId: "r-1")]))
+                }
+            }
+            let health = try await withClient(port: port) { client in try await call(client, .get, "/health") }
+            #expect(health.status == 200)
+            #expect(collector.stats().responsesByStatus["reset"] == 1)
+            #expect(try await collector.storedCount() == 0)
+        }
+    }
+
+    @Test("A hang holds the request past the client's timeout; shutdown releases it")
+    func hangOutlastsClientTimeout() async throws {
+        let plan = FaultPlan(hangRate: 1, hangSeconds: 20)
+        let clock = ContinuousClock()
+        let started = clock.now
+        try await withCollector(CollectorConfiguration(faultPlan: plan)) { collector, port in
+            let client = TestClient(host: "127.0.0.1", port: port)
+            client.connect()
+            // The client gives up after 300 ms, as a sender with a short timeout would.
+            let answeredInTime = try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    do {
+                        _ = try await call(client, .post, "/v1/batch", body: batchBody([trackJSON(messageId: "h-1")]))
+                        return true
+                    } catch {
+                        return false  // the connection was closed by the timeout below
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(300))
+                    return false
+                }
+                let first = try await group.next() ?? true
+                try await client.shutdown()
+                group.cancelAll()
+                try await group.waitForAll()
+                return first
+            }
+            #expect(!answeredInTime)
+            #expect(try await collector.storedCount() == 0)
+        }
+        // The 20 s hang was cut short by the shutdown at the end of withCollector.
+        #expect(clock.now - started < .seconds(10))
+    }
+
+    @Test("A short hang answers 503 after the hang; latency delays each batch")
+    func shortHangAndLatency() async throws {
+        let clock = ContinuousClock()
+        try await withCollector(CollectorConfiguration(faultPlan: FaultPlan(latencyMilliseconds: 150))) { collector, port in
+            try await withClient(port: port) { client in
+                let started = clock.now
+                let answer = try await call(client, .post, "/v1/batch", body: batchBody([trackJSON(messageId: "l-1")]))
+                #expect(answer.status == 200)
+                #expect(clock.now - started >= .milliseconds(150))
+
+                try collector.setFaultPlan(FaultPlan(hangRate: 1, hangSeconds: 0.3))
+                let hangStarted = clock.now
+                let hung = try await call(client, .post, "/v1/batch", body: batchBody([trackJSON(messageId: "l-2")]))
+                #expect(hung.status == 503)
+                #expect(hung.errorCode == "injected_hang")
+                #expect(clock.now - hangStarted >= .milliseconds(300))
+            }
+        }
+    }
+
+    @Test("The request log keeps arrival times, routes, statuses and event counts, bounded")
+    func requestLog() async throws {
+        let configuration = CollectorConfiguration(faultPlan: FaultPlan(failRate: 0.5), seed: 7, requestLogCapacity: 8)
+        try await withCollector(configuration) { collector, port in
+            let statuses = try await Self.statuses(port: port, count: 12, prefix: "q")
+            let log = collector.requestLog()
+            #expect(log.count == 8)
+            #expect(log.map(\.sequence) == Array(4..<12))
+            #expect(log.map(\.status) == Array(statuses.suffix(8)))
+            #expect(log.allSatisfy { $0.route == "/v1/batch" && $0.method == "POST" && $0.events == 1 })
+            #expect(zip(log, log.dropFirst()).allSatisfy { $0.secondsSinceStart <= $1.secondsSinceStart })
+            #expect(log.filter { $0.status == 500 }.allSatisfy { $0.fault == "failure" && $0.errorCode == "injected_failure" })
+        }
+    }
+}

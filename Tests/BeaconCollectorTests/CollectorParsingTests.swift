@@ -1,0 +1,109 @@
+@testable import BeaconCollector
+import Testing
+
+/// The batch parser, the validator and the fault decision, tested as plain functions.
+@Suite("Collector parsing and decisions")
+struct CollectorParsingTests {
+    static func parse(_ text: String) throws(CollectorError) -> ParsedBody {
+        let body = Array(text.utf8)
+        return try body.withUnsafeBufferPointer { bytes throws(CollectorError) in try BatchParser.parseBatch(bytes) }
+    }
+
+    static func code(_ text: String) -> String? {
+        do {
+            _ = try parse(text)
+            return nil
+        } catch {
+            return error.code
+        }
+    }
+
+    @Test("Valid JSON of every shape parses; event ranges cover each event exactly")
+    func rangesAndFields() throws {
+        let text = #" { "sentAt" : "2026-01-01T00:00:00Z", "batch" : [ {"type":"track","event":"A\u00e9\n","messageId":"m\"1","userId":12,"properties":{"a":[1,-2.5e3,true,false,null,{"b":"\ud83d\ude00"}]}} , {"type":"page","name":"P","messageId":"m2","anonymousId":"x"} ], "writeKey":"k" } "#
+        let parsed = try Self.parse(text)
+        #expect(parsed.items.count == 2)
+        #expect(parsed.writeKey == "k")
+        let bytes = Array(text.utf8)
+        let first = String(decoding: bytes[parsed.items[0].range], as: UTF8.self)
+        #expect(first.hasPrefix(#"{"type":"track""#) && first.hasSuffix("}}"))
+        #expect(parsed.items[0].fields.event?.text == "Aé\n")
+        #expect(parsed.items[0].fields.messageId?.text == "m\"1")
+        #expect(parsed.items[0].fields.userId == FieldValue(kind: .number, text: "12"))
+        #expect(parsed.items[0].fields.properties?.kind == .object)
+        #expect(String(decoding: bytes[parsed.items[1].range], as: UTF8.self) == #"{"type":"page","name":"P","messageId":"m2","anonymousId":"x"}"#)
+    }
+
+    @Test("Syntax errors are invalid_json", arguments: [
+        "{", #"{"batch":[1,]}"#, #"{"batch":[1],}"#, #"{"batch":[01]}"#, #"{"batch":["a\x"]}"#, "{\"batch\":[\"\u{01}\"]}",
+        #"{"batch":[tru]}"#, #"{"batch":[1] "x":2}"#, #"{"batch":[1]} extra"#, #"{batch:[1]}"#, #"{"batch":[-]}"#,
+        #"{"batch":[1.]}"#, String(repeating: "[", count: 200) + String(repeating: "]", count: 200),
+    ])
+    func syntaxErrors(_ text: String) {
+        #expect(Self.code(text) == "invalid_json" || Self.code(text) == "body_not_object", "\(text)")
+        if text.hasPrefix("{") { #expect(Self.code(text) == "invalid_json", "\(text)") }
+    }
+
+    @Test("Shape errors have their own codes")
+    func shapeErrors() {
+        #expect(Self.code("[1]") == "body_not_object")
+        #expect(Self.code(#""text""#) == "body_not_object")
+        #expect(Self.code(#"{"events":[]}"#) == "missing_batch")
+        #expect(Self.code(#"{"batch":null}"#) == "batch_not_array")
+        #expect(Self.code(#"{"batch":[]}"#) == "empty_batch")
+        #expect(Self.code(#"{"\u0062atch":[]}"#) == "empty_batch")
+    }
+
+    @Test("The validator accepts every Segment call type and names each problem")
+    func validator() throws {
+        func check(_ event: String, type: String = "track") throws -> String? {
+            let parsed = try Self.parse(#"{"batch":[\#(event)]}"#)
+            return EventValidator.check(parsed.items[0], index: 0, maxEventBytes: 200, defaultType: type)?.code
+        }
+        #expect(try check(#"{"type":"identify","messageId":"m","userId":"u","traits":{"a":1}}"#) == nil)
+        #expect(try check(#"{"type":"alias","messageId":"m","userId":"u","previousId":"p"}"#) == nil)
+        #expect(try check(#"{"event":"E","messageId":"m","anonymousId":"a"}"#) == nil)
+        #expect(try check(#"{"type":"page","messageId":"m","userId":"u","timestamp":"2026-01-01T00:00:00+02:00"}"#) == nil)
+        #expect(try check(#"{"type":"track","event":"E","messageId":5,"userId":"u"}"#) == "wrong_type")
+        #expect(try check(#"{"type":7,"messageId":"m","userId":"u"}"#) == "wrong_type")
+        #expect(try check(#"{"type":"track","event":"E","messageId":"","userId":"u"}"#) == "missing_message_id")
+        #expect(try check(#"{"type":"track","event":"E","messageId":"m","userId":"u","context":"x"}"#) == "wrong_type")
+        #expect(try check(#"{"type":"track","event":"E","messageId":"m","userId":"","anonymousId":null}"#) == "missing_identity")
+        #expect(try check(#"{"type":"track","event":"E","messageId":"m","userId":"u","pad":"\#(String(repeating: "p", count: 200))"}"#) == "event_too_large")
+        let longId = try Self.parse(#"{"batch":[{"event":"E","messageId":"\#(String(repeating: "m", count: 300))","userId":"u"}]}"#)
+        #expect(EventValidator.check(longId.items[0], index: 0, maxEventBytes: 2000)?.code == "message_id_too_long")
+    }
+
+    @Test("Fault decisions stack the shares in order")
+    func decisionOrder() {
+        let plan = FaultPlan(failRate: 0.1, throttleRate: 0.1, hangRate: 0.1, resetRate: 0.1, maxBatchEvents: 100)
+        #expect(FaultDecision.decide(plan: plan, eventCount: 1, draw: 0.05) == .fail)
+        #expect(FaultDecision.decide(plan: plan, eventCount: 1, draw: 0.15) == .throttle(retryAfterSeconds: 1))
+        #expect(FaultDecision.decide(plan: plan, eventCount: 1, draw: 0.25) == .hang(seconds: 30))
+        #expect(FaultDecision.decide(plan: plan, eventCount: 1, draw: 0.35) == .reset)
+        #expect(FaultDecision.decide(plan: plan, eventCount: 1, draw: 0.45) == .serve)
+        #expect(FaultDecision.decide(plan: plan, eventCount: 101, draw: 0.99) == .batchTooLarge(limit: 100))
+    }
+
+    @Test("The seeded generator repeats for a seed and spreads its draws")
+    func seededGenerator() {
+        var first = SeededGenerator(seed: 9)
+        var second = SeededGenerator(seed: 9)
+        let draws = (0..<1000).map { _ in first.nextUnit() }
+        #expect(draws == (0..<1000).map { _ in second.nextUnit() })
+        #expect(draws.allSatisfy { $0 >= 0 && $0 < 1 })
+        let low = draws.filter { $0 < 0.5 }.count
+        #expect((400...600).contains(low))
+    }
+
+    @Test("Authorization headers parse or are refused as malformed")
+    func authorization() throws {
+        #expect(try AuthorizationHeader.parse(nil) == .none)
+        #expect(try AuthorizationHeader.parse("Basic YWJjMTIzOg==") == .basic(writeKey: "abc123"))
+        #expect(try AuthorizationHeader.parse("basic YWJjMTIz") == .basic(writeKey: "abc123"))
+        #expect(try AuthorizationHeader.parse("Bearer t") == .bearer)
+        for bad in ["Basic", "Basic !!!", "Basic Og==", "Digest abc", ""] {
+            #expect(throws: CollectorError.self, "\(bad)") { try AuthorizationHeader.parse(bad) }
+        }
+    }
+}
