@@ -78,7 +78,9 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
-        .testTarget(name: "BeaconDashboardTests", dependencies: ["BeaconDashboard", "BeaconTesting"]),
+        .testTarget(
+            name: "BeaconDashboardTests", dependencies: ["BeaconDashboard", "BeaconTesting"], exclude: ["Golden"]
+        ),
         .testTarget(
             name: "BeaconCLITests",
             dependencies: ["Beacon", "BeaconTesting", .product(name: "GRDB", package: "GRDB.swift")]

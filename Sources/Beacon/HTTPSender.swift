@@ -143,10 +143,3 @@ public final class HTTPSender: EventSender {
     }
 }
 
-extension Duration {
-    /// This duration in seconds, as `TimeInterval`.
-    var seconds: TimeInterval {
-        let parts = components
-        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
-    }
-}

@@ -9,7 +9,7 @@ import Foundation
 /// ```
 public struct HTTPSenderConfiguration: Sendable, Hashable {
     /// The version in the default `User-Agent`.
-    public static let libraryVersion = "0.1.0"
+    public static let libraryVersion = BeaconVersion.current
     /// `beacon-swift/<version> (Linux)`.
     public static let defaultUserAgent = "beacon-swift/\(libraryVersion) (Linux)"
     /// 10 seconds.

@@ -2,6 +2,10 @@ import Beacon
 
 extension Senders {
     static func makeHTTP(endpoint: String, writeKey: String?, timeout: Duration) throws -> any EventSender {
-        throw CLIError.runtime("HTTP endpoints arrive with the HTTP sender")
+        do {
+            return HTTPSender(configuration: try HTTPSenderConfiguration(endpoint: endpoint, writeKey: writeKey, requestTimeout: timeout))
+        } catch {
+            throw CLIError.badInput("--endpoint: \(error)")
+        }
     }
 }
