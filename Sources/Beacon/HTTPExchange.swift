@@ -38,27 +38,20 @@ enum HTTPExchange: Sendable, Hashable {
         }
     }
 
-    /// One upload task, wrapped in a continuation; cancelling the Swift task cancels it.
+    /// One upload task, wrapped in a continuation. Cancelling the Swift task cancels the
+    /// upload and resumes at once: URLSession on Linux does not always call the completion
+    /// handler after `cancel()` (a reset connection), and a send must never hang.
     private static func upload(_ request: URLRequest, body: Data, session: URLSession) async -> HTTPExchange {
         let cell = UploadCell()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<HTTPExchange, Never>) in
-                let started = cell.state.withLock { state -> Bool in
-                    guard case .idle = state else { return false }
-                    let task = session.uploadTask(with: request, from: body) { data, response, error in
-                        continuation.resume(returning: HTTPExchange(data: data, response: response, error: error))
-                    }
-                    state = .running(task)
-                    task.resume()
-                    return true
+                let task = session.uploadTask(with: request, from: body) { data, response, error in
+                    cell.finish(with: HTTPExchange(data: data, response: response, error: error))
                 }
-                if !started { continuation.resume(returning: .failed(.cancelled)) }
+                if cell.start(task, continuation: continuation) { task.resume() }
             }
         } onCancel: {
-            cell.state.withLock { state in
-                if case .running(let task) = state { task.cancel() }
-                state = .cancelled
-            }
+            cell.cancel()
         }
     }
 
@@ -76,15 +69,56 @@ enum HTTPExchange: Sendable, Hashable {
     }
 }
 
-/// The upload task of one exchange, shared by the continuation and the cancellation handler.
+/// The upload task of one exchange and its continuation, shared by the completion
+/// handler and the cancellation handler; whichever comes first resumes, exactly once.
 private final class UploadCell: Sendable {
-    enum State: @unchecked Sendable {
+    private enum State: @unchecked Sendable {
         // @unchecked: URLSessionTask is thread-safe (its methods lock internally) but is
         // not declared Sendable on every platform; it is only touched under the mutex.
         case idle
-        case running(URLSessionTask)
-        case cancelled
+        case running(URLSessionTask, CheckedContinuation<HTTPExchange, Never>)
+        case done
     }
 
-    let state = Mutex(State.idle)
+    private let state = Mutex(State.idle)
+
+    /// Records the task; returns `false` (and resumes as cancelled) if cancelled already.
+    func start(_ task: URLSessionTask, continuation: CheckedContinuation<HTTPExchange, Never>) -> Bool {
+        let started = state.withLock { state -> Bool in
+            guard case .idle = state else { return false }
+            state = .running(task, continuation)
+            return true
+        }
+        if !started { continuation.resume(returning: .failed(.cancelled)) }
+        return started
+    }
+
+    /// The completion handler's result.
+    func finish(with exchange: HTTPExchange) {
+        let continuation = state.withLock { state -> CheckedContinuation<HTTPExchange, Never>? in
+            guard case .running(_, let continuation) = state else { return nil }
+            state = .done
+            return continuation
+        }
+        continuation?.resume(returning: exchange)
+    }
+
+    /// Cancels the upload and resumes as cancelled, unless it already finished.
+    func cancel() {
+        let running = state.withLock { state -> (URLSessionTask, CheckedContinuation<HTTPExchange, Never>)? in
+            switch state {
+            case .running(let task, let continuation):
+                state = .done
+                return (task, continuation)
+            case .idle:
+                state = .done
+                return nil
+            case .done:
+                return nil
+            }
+        }
+        guard let (task, continuation) = running else { return }
+        task.cancel()
+        continuation.resume(returning: .failed(.cancelled))
+    }
 }

@@ -18,6 +18,9 @@ public final class Tracker: Sendable {
     /// The checks and limits applied to every event.
     public let validator: EventValidator
     private let context: [String: JSONValue]
+    /// The `anonymousId` given to events that carry neither a `userId` nor an
+    /// `anonymousId` (the Segment API requires one of them).
+    public let defaultAnonymousId: String
     private let ids: UUIDv7Generator
     private let observer: TrackingObserver?
 
@@ -26,11 +29,14 @@ public final class Tracker: Sendable {
 
     /// - Parameters:
     ///   - context: fields merged into every event's `context` (the event's own win).
+    ///   - defaultAnonymousId: for events with neither `userId` nor `anonymousId`;
+    ///     a random UUID, the same for the tracker's lifetime, when not given.
     public init(
         queue: any EventQueue, validator: EventValidator = EventValidator(), context: [String: JSONValue] = Tracker.libraryContext,
-        ids: UUIDv7Generator = .shared, observer: TrackingObserver? = nil
+        defaultAnonymousId: String? = nil, ids: UUIDv7Generator = .shared, observer: TrackingObserver? = nil
     ) {
         self.queue = queue
+        self.defaultAnonymousId = defaultAnonymousId ?? UUIDv7Generator.shared.next()
         self.validator = validator
         self.context = context
         self.ids = ids
@@ -54,7 +60,7 @@ public final class Tracker: Sendable {
         if let context { merged.merge(context) { _, own in own } }
         let event = Event(
             name: name, properties: properties, messageId: ids.next(), timestamp: timestamp ?? .now(), userId: userId,
-            anonymousId: anonymousId, context: merged.isEmpty ? nil : merged)
+            anonymousId: anonymousId ?? (userId == nil ? defaultAnonymousId : nil), context: merged.isEmpty ? nil : merged)
         return try enqueue(event)
     }
 
@@ -83,7 +89,8 @@ public final class Tracker: Sendable {
             if let context = input.context { merged.merge(context) { _, own in own } }
             return try enqueue(Event(
                 name: input.name, properties: input.properties, messageId: messageId, timestamp: input.timestamp ?? .now(),
-                userId: input.userId, anonymousId: input.anonymousId, context: merged))
+                userId: input.userId, anonymousId: input.anonymousId ?? (input.userId == nil ? defaultAnonymousId : nil),
+                context: merged))
         }
         return try track(
             input.name, properties: input.properties, userId: input.userId, anonymousId: input.anonymousId,

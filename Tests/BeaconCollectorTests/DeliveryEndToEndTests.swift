@@ -1,0 +1,211 @@
+import Beacon
+import BeaconCollector
+import BeaconTesting
+import Foundation
+import Logging
+import Testing
+
+/// Engine → HTTP sender → collector on 127.0.0.1, with real SQLite files and real time.
+@Suite("Delivery end to end", .timeLimit(.minutes(2)))
+struct DeliveryEndToEndTests {
+    static func makeEngine(
+        port: Int, directory: String, batchSize: Int, policy: FlushPolicy = .any([.count(100), .interval(.milliseconds(50))]),
+        retryPolicy: RetryPolicy = RetryPolicy(initialDelay: .milliseconds(20), maxDelay: .milliseconds(200)),
+        timeout: Duration = .seconds(5)
+    ) throws -> BeaconEngine<ContinuousClock> {
+        var logger = Logger(label: "beacon.e2e")
+        logger.logLevel = ProcessInfo.processInfo.environment["BEACON_TEST_LOG"] == nil ? .critical : .debug
+        let queue = try SQLiteEventQueue(path: "\(directory)/queue.sqlite", logger: logger)
+        let sender = HTTPSender(
+            configuration: try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(port)", writeKey: "e2e", requestTimeout: timeout),
+            logger: logger)
+        return BeaconEngine(
+            queue: queue, destination: Destination(sender: sender), settings: EngineSettings(policy: policy, batchSize: batchSize),
+            retryPolicy: retryPolicy, logger: logger)
+    }
+
+    static func temporaryDirectory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-e2e-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Runs the engine while `body` runs, then stops it.
+    static func running(_ engine: BeaconEngine<ContinuousClock>, _ body: () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await engine.run() }
+            try await body()
+            group.cancelAll()
+        }
+    }
+
+    static func waitUntilDelivered(_ engine: BeaconEngine<ContinuousClock>, _ count: Int) async -> EngineSnapshot? {
+        await engine.observer.firstSnapshot { $0.totals.delivered >= count && $0.depth == 0 }
+    }
+
+    @Test func tenThousandEventsAreStoredExactlyOnce() async throws {
+        let directory = try Self.temporaryDirectory()
+        try await withCollector(CollectorConfiguration(writeKeys: ["e2e"])) { collector, port in
+            let engine = try Self.makeEngine(port: port, directory: directory, batchSize: 100)
+            var ids: [String] = []
+            try await Self.running(engine) {
+                for index in 0..<10_000 {
+                    ids.append(try engine.tracker.track("E2E", properties: ["index": .int(index)], anonymousId: "a").messageId)
+                }
+                #expect(await Self.waitUntilDelivered(engine, 10_000) != nil)
+            }
+            let stored = try await collector.storedMessageIds()
+            #expect(stored.count == 10_000)
+            #expect(Set(stored) == Set(ids))
+            let stats = collector.stats()
+            #expect(stats.stored == 10_000)
+            #expect(stats.duplicates == 0)
+        }
+    }
+
+    @Test func everythingArrivesExactlyOnceThroughFaults() async throws {
+        let directory = try Self.temporaryDirectory()
+        var plan = FaultPlan.none
+        plan.failRate = 0.3
+        plan.throttleRate = 0.1
+        plan.retryAfterSeconds = 1
+        plan.hangRate = 0.1
+        plan.hangSeconds = 2
+        plan.resetRate = 0.05
+        try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], faultPlan: plan, seed: 42)) { collector, port in
+            let engine = try Self.makeEngine(port: port, directory: directory, batchSize: 250, timeout: .milliseconds(400))
+            var ids: [String] = []
+            try await Self.running(engine) {
+                for index in 0..<10_000 {
+                    ids.append(try engine.tracker.track("Faulty", properties: ["index": .int(index)], anonymousId: "a").messageId)
+                }
+                let snapshot = await Self.waitUntilDelivered(engine, 10_000)
+                #expect(snapshot?.totals.deadLettered == 0)
+                #expect((snapshot?.totals.retried ?? 0) > 0)
+            }
+            let stored = try await collector.storedMessageIds()
+            #expect(stored.count == 10_000)
+            #expect(Set(stored) == Set(ids))
+            let log = collector.requestLog()
+            let faults = Set(log.compactMap(\.fault))
+            #expect(faults.count >= 3, "several kinds of fault were injected: \(faults)")
+            #expect(log.contains { $0.status == 429 })
+        }
+    }
+
+    @Test func outageBacksOffWithGrowingGapsOneRequestAtATime() async throws {
+        let directory = try Self.temporaryDirectory()
+        var plan = FaultPlan.none
+        plan.down = true
+        try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], faultPlan: plan)) { collector, port in
+            let engine = try Self.makeEngine(
+                port: port, directory: directory, batchSize: 50, policy: .count(1),
+                retryPolicy: RetryPolicy(initialDelay: .milliseconds(50), maxDelay: .seconds(5), multiplier: 2, jitter: 0.2))
+            try await Self.running(engine) {
+                try engine.tracker.track("Outage", anonymousId: "a")
+                _ = await engine.observer.firstSnapshot { $0.totals.retried >= 7 }
+                let attempts = collector.requestLog().filter { $0.route.hasPrefix("/v1/b") }
+                #expect(attempts.count >= 7)
+                #expect(attempts.allSatisfy { $0.status == 503 })
+                // Never more than one request in flight: each arrives after the previous ended.
+                for (previous, next) in zip(attempts, attempts.dropFirst()) {
+                    #expect(next.secondsSinceStart >= previous.secondsSinceStart + previous.durationSeconds)
+                }
+                // Backoff: the idle time between the end of one attempt and the start of
+                // the next grows (jitter removes at most 20 %, growth is ×2).
+                let gaps = zip(attempts, attempts.dropFirst()).map { previous, next in
+                    next.secondsSinceStart - (previous.secondsSinceStart + previous.durationSeconds)
+                }
+                // The first interval also holds the client's connection warm-up after the
+                // first refusal (seen up to 0.2 s in debug builds), so growth is checked
+                // from the second interval on, where backoff dominates.
+                let steady = Array(gaps.dropFirst())
+                for (earlier, later) in zip(steady, steady.dropFirst()) {
+                    #expect(later > earlier, "gaps grow: \(gaps)")
+                }
+                #expect(gaps.allSatisfy { $0 >= 0.04 }, "no retry sooner than the first backoff (50 ms less 20 %): \(gaps)")
+                // Back up: the event goes through.
+                try collector.setFaultPlan(.none)
+                #expect(await Self.waitUntilDelivered(engine, 1) != nil)
+            }
+        }
+    }
+
+    @Test func retryAfterIsRespected() async throws {
+        let directory = try Self.temporaryDirectory()
+        var plan = FaultPlan.none
+        plan.throttleRate = 1
+        plan.retryAfterSeconds = 1
+        try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], faultPlan: plan)) { collector, port in
+            let engine = try Self.makeEngine(port: port, directory: directory, batchSize: 50, policy: .count(1))
+            try await Self.running(engine) {
+                try engine.tracker.track("Throttled", anonymousId: "a")
+                _ = await engine.observer.firstSnapshot { $0.totals.retried >= 3 }
+                let arrivals = collector.requestLog().filter { $0.status == 429 }.map(\.secondsSinceStart)
+                #expect(arrivals.count >= 3)
+                for (earlier, later) in zip(arrivals, arrivals.dropFirst()) {
+                    #expect(later - earlier >= 0.99, "Retry-After: 1 honoured: \(arrivals)")
+                }
+                try collector.setFaultPlan(.none)
+                #expect(await Self.waitUntilDelivered(engine, 1) != nil)
+            }
+        }
+    }
+
+    @Test func offlineBurstDrainsInConsecutiveFullBatches() async throws {
+        let directory = try Self.temporaryDirectory()
+        try await withCollector(CollectorConfiguration(writeKeys: ["e2e"])) { collector, port in
+            let batchSize = 40
+            let engine = try Self.makeEngine(port: port, directory: directory, batchSize: batchSize, policy: .manual)
+            try await Self.running(engine) {
+                engine.setOffline(true)
+                for index in 0..<(10 * batchSize + 7) { try engine.tracker.track("Offline", properties: ["index": .int(index)], anonymousId: "a") }
+                await engine.queue.waitForPendingWrites()
+                #expect(collector.requestLog().isEmpty)
+                engine.setOffline(false)
+                #expect(await Self.waitUntilDelivered(engine, 10 * batchSize + 7) != nil)
+            }
+            let requests = collector.requestLog().filter { $0.route.hasPrefix("/v1/b") }
+            #expect(requests.map(\.events) == Array(repeating: batchSize, count: 10) + [7])
+            #expect(requests.allSatisfy { $0.status == 200 })
+            #expect(try await collector.storedCount() == 10 * batchSize + 7)
+            #expect(engine.queue.depth.events == 0)
+        }
+    }
+
+    @Test func refusedEventIsDeadLetteredAndTheRestStored() async throws {
+        let directory = try Self.temporaryDirectory()
+        try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], limits: CollectorLimits(maxEventBytes: 2_000))) { collector, port in
+            let engine = try Self.makeEngine(port: port, directory: directory, batchSize: 10, policy: .manual)
+            try await Self.running(engine) {
+                for index in 0..<9 { try engine.tracker.track("Small", properties: ["index": .int(index)], anonymousId: "a") }
+                // Within the engine's 32 KB limit, over this collector's 2 KB one.
+                try engine.tracker.track("Big", properties: ["blob": .string(String(repeating: "x", count: 5_000))], anonymousId: "a")
+                await engine.queue.waitForPendingWrites()
+                await engine.flush()
+                let snapshot = await engine.observer.firstSnapshot { $0.totals.delivered == 9 && $0.totals.deadLettered == 1 }
+                #expect(snapshot?.depth == 0)
+            }
+            #expect(try await collector.storedCount() == 9)
+            let letters = try await engine.queue.deadLetters(limit: 5)
+            #expect(letters.map(\.event.name) == ["Big"])
+            #expect(letters.first?.status == 400)
+        }
+    }
+
+    @Test func wrongWriteKeyPausesTheDestination() async throws {
+        let directory = try Self.temporaryDirectory()
+        try await withCollector(CollectorConfiguration(writeKeys: ["another-key"])) { collector, port in
+            let engine = try Self.makeEngine(port: port, directory: directory, batchSize: 10, policy: .count(1))
+            try await Self.running(engine) {
+                try engine.tracker.track("Refused")
+                let paused = await engine.observer.firstSnapshot { snapshot in
+                    snapshot.destinations.contains { if case .paused = $0.state { return true } else { return false } }
+                }
+                #expect(paused?.lastError?.contains("401") == true)
+                #expect(paused?.depth == 1)
+            }
+            #expect(try await collector.storedCount() == 0)
+        }
+    }
+}
