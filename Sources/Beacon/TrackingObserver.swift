@@ -226,3 +226,15 @@ public actor TrackingObserver {
         return EngineSnapshot.Latency(p50: at(0.5), p99: at(0.99))
     }
 }
+
+extension TrackingObserver {
+    /// Returns the first snapshot (the current one included) that satisfies `condition`,
+    /// or `nil` if the task is cancelled first. For scripts, benchmarks and tests that
+    /// wait for the engine without sleeping.
+    public func firstSnapshot(where condition: @Sendable (EngineSnapshot) -> Bool) async -> EngineSnapshot? {
+        for await snapshot in snapshots() where condition(snapshot) {
+            return snapshot
+        }
+        return nil
+    }
+}

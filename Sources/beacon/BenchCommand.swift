@@ -8,7 +8,12 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run the benchmarks (use a release build: swift run -c release beacon bench).",
-        discussion: "Names: enqueue (throughput vs raw SQLite, track latency, memory with 1M events queued).")
+        discussion: """
+            Names: enqueue (durable enqueue throughput against raw SQLite inserts, track() latency, \
+            memory with 1M events queued); drain (a 100k-event backlog to an in-process collector on \
+            127.0.0.1 at batch size 500, and bytes on the wire per event with and without gzip); \
+            latency (first track to last of 10k events stored at batch size 100); all (every one).
+            """)
 
     @Argument(help: "Which benchmark: enqueue, or memory (one part of enqueue, in its own process).")
     var name: String = "enqueue"
@@ -26,8 +31,8 @@ struct BenchCommand: AsyncParsableCommand {
     var memoryEvents: Int = 1_000_000
 
     func validate() throws {
-        guard ["enqueue", "memory"].contains(name) else {
-            throw ValidationError("unknown benchmark '\(name)': use enqueue or memory")
+        guard ["enqueue", "memory", "drain", "latency", "all"].contains(name) else {
+            throw ValidationError("unknown benchmark '\(name)': use enqueue, drain, latency or all")
         }
         guard events > 0, runs > 0, memoryEvents > 0 else { throw ValidationError("--events, --runs and --memory-events must be positive") }
     }
@@ -46,6 +51,14 @@ struct BenchCommand: AsyncParsableCommand {
                 "residentBytes": .int(ProcessMemory.residentBytes ?? -1),
             ]
             Output.line(report.jsonString)
+        case "drain":
+            try await runDrain(directory: directory)
+        case "latency":
+            try await runLatency(directory: directory)
+        case "all":
+            try await runEnqueue(directory: directory)
+            try await runDrain(directory: directory)
+            try await runLatency(directory: directory)
         default:
             try await runEnqueue(directory: directory)
         }
@@ -82,6 +95,57 @@ struct BenchCommand: AsyncParsableCommand {
             Output.line("  ratio                \(String(format: "%.2f", result.ratio))")
             Output.line("  track() latency      p50 \(round2(result.latencyMicroseconds.p50)) µs, p99 \(round2(result.latencyMicroseconds.p99)) µs, p99.9 \(round2(result.latencyMicroseconds.p999)) µs")
             Output.line("  memory               peak RSS \(peak / 1_048_576) MiB with \(memory["events"]?.intValue ?? 0) events queued")
+        }
+    }
+
+    private func runDrain(directory: String) async throws {
+        let benchmark = DeliveryBenchmark(directory: directory)
+        let backlog = 100_000
+        var rates: [Double] = []
+        var wire = 0
+        for run in 1...runs {
+            let (rate, bytes) = try await benchmark.drain(events: backlog, batchSize: 500, run: run)
+            rates.append(rate)
+            wire = bytes
+            Output.error("bench: drain run \(run)/\(runs): \(Int(rate)) events/s stored")
+        }
+        let (plainRate, plainWire) = try await benchmark.drain(events: 20_000, batchSize: 500, run: 0, gzip: false)
+        let median = BenchmarkStatistics.median(rates)
+        let perEventGzip = Double(wire) / Double(backlog)
+        let perEventPlain = Double(plainWire) / 20_000
+        if json {
+            let report: JSONValue = [
+                "benchmark": "drain", "backlog": .int(backlog), "batchSize": 500, "runs": .int(runs),
+                "eventsPerSecond": .array(rates.map { .double($0.rounded()) }), "median": .double(median.rounded()),
+                "wireBytesPerEventGzip": .double(round2(perEventGzip)), "wireBytesPerEventPlain": .double(round2(perEventPlain)),
+                "plainEventsPerSecond": .double(plainRate.rounded()),
+            ]
+            Output.line(report.jsonString)
+        } else {
+            Output.line("drain: \(backlog)-event backlog to a collector on 127.0.0.1, batch size 500, gzip, \(runs) runs")
+            Output.line("  median               \(Int(median)) events/s stored")
+            Output.line("  wire bytes per event \(round2(perEventGzip)) gzip, \(round2(perEventPlain)) plain (\(Int(plainRate)) events/s plain)")
+        }
+    }
+
+    private func runLatency(directory: String) async throws {
+        let benchmark = DeliveryBenchmark(directory: directory)
+        var times: [Double] = []
+        for run in 1...runs {
+            let elapsed = try await benchmark.firstToLast(events: 10_000, batchSize: 100, run: run)
+            times.append(elapsed.benchSeconds)
+            Output.error("bench: latency run \(run)/\(runs): \(round2(elapsed.benchSeconds * 1000)) ms")
+        }
+        let median = BenchmarkStatistics.median(times)
+        if json {
+            let report: JSONValue = [
+                "benchmark": "latency", "events": 10_000, "batchSize": 100, "runs": .int(runs),
+                "seconds": .array(times.map { .double(round2($0 * 1000) / 1000) }), "medianSeconds": .double(round2(median * 1000) / 1000),
+            ]
+            Output.line(report.jsonString)
+        } else {
+            Output.line("latency: first track to last of 10,000 events stored, batch size 100, \(runs) runs")
+            Output.line("  median               \(round2(median * 1000)) ms")
         }
     }
 

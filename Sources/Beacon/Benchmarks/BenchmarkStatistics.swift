@@ -26,9 +26,11 @@ public enum ProcessMemory {
     public static var residentBytes: Int? { field("VmRSS:") }
 
     private static func field(_ name: String) -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
+        // /proc files report a size of 0, so read the handle to its end.
+        guard let handle = FileHandle(forReadingAtPath: "/proc/self/status") else {
             return nil  // not Linux: the figure is simply unavailable
         }
+        let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
         for line in text.split(separator: "\n") where line.hasPrefix(name) {
             let digits = line.dropFirst(name.count).split(separator: " ").first.flatMap { Int($0) }
             return digits.map { $0 * 1024 }

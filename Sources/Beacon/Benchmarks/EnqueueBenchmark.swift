@@ -134,7 +134,8 @@ public struct EnqueueBenchmark: Sendable {
         return queue.depth.events
     }
 
-    static func remove(_ path: String) {
+    /// Removes a store file and its WAL and shared-memory files.
+    public static func remove(_ path: String) {
         for suffix in ["", "-wal", "-shm"] {
             do {
                 try FileManager.default.removeItem(atPath: path + suffix)

@@ -1,0 +1,112 @@
+import Beacon
+import BeaconCollector
+import BeaconWire
+import Foundation
+import Logging
+
+/// `beacon bench drain` and `beacon bench latency`: the engine, the HTTP sender and an
+/// in-process collector on 127.0.0.1, all in this process (so on the same 2 cores).
+struct DeliveryBenchmark {
+    var directory: String
+    var logger: Logger = {
+        var logger = Logger(label: "beacon.bench")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// Drains a backlog of `events` to the collector at `batchSize`; returns events/s
+    /// stored (the collector stores before it answers 2xx) and the bytes on the wire.
+    func drain(events: Int, batchSize: Int, run: Int, gzip: Bool = true) async throws -> (perSecond: Double, wireBytes: Int) {
+        let path = "\(directory)/drain-\(run)-\(gzip).sqlite"
+        defer { EnqueueBenchmark.remove(path) }
+        let queue = try SQLiteEventQueue(path: path, logger: logger)
+        let filler = Tracker(queue: queue)
+        for _ in 0..<events { try filler.track("Benchmark Event", properties: EnqueueBenchmark.properties) }
+        await queue.waitForPendingWrites()
+        return try await withCollector { collector, port in
+            let sender = HTTPSender(
+                configuration: try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(port)", writeKey: nil, gzip: gzip), logger: logger)
+            let meter = WireMeter(sender)
+            let engine = BeaconEngine(
+                queue: queue, destination: Destination(sender: meter),
+                settings: EngineSettings(policy: .manual, batchSize: batchSize, maxBatchBytes: 1_000_000), logger: logger)
+            let elapsed = try await withThrowingTaskGroup(of: Void.self) { group -> Duration in
+                group.addTask { try await engine.run() }
+                let start = ContinuousClock.now
+                await engine.flush()
+                _ = await engine.observer.firstSnapshot { $0.totals.delivered >= events }
+                let elapsed = start.duration(to: .now)
+                group.cancelAll()
+                return elapsed
+            }
+            let stored = try await collector.storedCount()
+            guard stored == events else { throw CLIError.runtime("drain benchmark: collector stored \(stored) of \(events)") }
+            return (Double(events) / elapsed.benchSeconds, meter.bytes)
+        }
+    }
+
+    /// Time from the first `track` to the last of `events` stored, at `batchSize`.
+    func firstToLast(events: Int, batchSize: Int, run: Int) async throws -> Duration {
+        let path = "\(directory)/latency-\(run).sqlite"
+        defer { EnqueueBenchmark.remove(path) }
+        let queue = try SQLiteEventQueue(path: path, logger: logger)
+        return try await withCollector { collector, port in
+            let sender = HTTPSender(
+                configuration: try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(port)", writeKey: nil), logger: logger)
+            let engine = BeaconEngine(
+                queue: queue, destination: Destination(sender: sender),
+                settings: EngineSettings(policy: .count(batchSize), batchSize: batchSize), logger: logger)
+            let elapsed = try await withThrowingTaskGroup(of: Void.self) { group -> Duration in
+                group.addTask { try await engine.run() }
+                let start = ContinuousClock.now
+                for _ in 0..<events { try engine.tracker.track("Benchmark Event", properties: EnqueueBenchmark.properties) }
+                _ = await engine.observer.firstSnapshot { $0.totals.delivered >= events }
+                let elapsed = start.duration(to: .now)
+                group.cancelAll()
+                return elapsed
+            }
+            let stored = try await collector.storedCount()
+            guard stored == events else { throw CLIError.runtime("latency benchmark: collector stored \(stored) of \(events)") }
+            return elapsed
+        }
+    }
+
+    private func withCollector<Value: Sendable>(_ body: @Sendable (Collector, Int) async throws -> Value) async throws -> Value {
+        let collector = try Collector(configuration: CollectorConfiguration(), logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do { try await collector.run() } catch is CancellationError { return }  // stopped at the end of the run
+            }
+            let port = try await collector.port
+            let value = try await body(collector, port)
+            group.cancelAll()
+            return value
+        }
+    }
+}
+
+/// Counts the bytes a sender put on the wire.
+final class WireMeter: EventSender, @unchecked Sendable {
+    // @unchecked: `total` is only touched under `lock`.
+    private let inner: any EventSender
+    private let lock = NSLock()
+    private var total = 0
+
+    init(_ inner: any EventSender) { self.inner = inner }
+
+    var endpointDescription: String { inner.endpointDescription }
+    var bytes: Int { lock.withLock { total } }
+
+    func send(_ batch: OutgoingBatch) async -> SendResult {
+        let result = await inner.send(batch)
+        lock.withLock { total += result.wireBytes ?? 0 }
+        return result
+    }
+}
+
+extension Duration {
+    var benchSeconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
