@@ -20,6 +20,9 @@ public final class Tracker: Sendable {
     private let context: [String: JSONValue]
     private let ids: UUIDv7Generator
     private let observer: TrackingObserver?
+    /// Remote-config hook: drops blocklisted and sampled-out events before they are
+    /// queued (counted in the filter; the receipt says so). `nil`: keep everything.
+    public let filter: EventFilter?
 
     /// The `context.library` Beacon adds to every event.
     public static let libraryContext: [String: JSONValue] = ["library": ["name": "beacon-swift", "version": .string(BeaconVersion.current)]]
@@ -28,8 +31,9 @@ public final class Tracker: Sendable {
     ///   - context: fields merged into every event's `context` (the event's own win).
     public init(
         queue: any EventQueue, validator: EventValidator = EventValidator(), context: [String: JSONValue] = Tracker.libraryContext,
-        ids: UUIDv7Generator = .shared, observer: TrackingObserver? = nil
+        ids: UUIDv7Generator = .shared, observer: TrackingObserver? = nil, filter: EventFilter? = nil
     ) {
+        self.filter = filter
         self.queue = queue
         self.validator = validator
         self.context = context
@@ -98,6 +102,14 @@ public final class Tracker: Sendable {
             observer?.report(.rejected(error))
             throw error
         }
+        // Remote-config hook: a filtered event is not queued; the filter counts it and the
+        // receipt carries the reason (its `committed()` returns at once).
+        if let filter {
+            let decision = filter.decide(name: event.name ?? "", messageId: event.messageId)
+            if decision != .keep {
+                return TrackReceipt(messageId: event.messageId, ticket: CommitTicket(rawValue: 0), queue: queue, filtered: decision)
+            }
+        }
         let ticket = queue.append(PendingEvent(
             messageId: event.messageId, name: event.name ?? "", payload: payload, createdAt: event.timestamp ?? .now()))
         return TrackReceipt(messageId: event.messageId, ticket: ticket, queue: queue)
@@ -111,10 +123,13 @@ public struct TrackReceipt: Sendable {
     /// Its place in the queue's order of appends.
     public let ticket: CommitTicket
     let queue: any EventQueue
+    /// Why the event was not queued (``EventFilter/Decision/keep`` when it was).
+    public var filtered: EventFilter.Decision = .keep
 
     /// Returns once the event is committed to the store. Throws
     /// ``TrackingError/droppedBeforeCommit`` if it was dropped while the store was failing.
     public func committed() async throws(TrackingError) {
+        guard filtered == .keep else { return }  // filtered out: there is no commit to wait for
         try await queue.waitForCommit(ticket)
     }
 }
