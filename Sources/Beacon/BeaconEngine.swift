@@ -23,6 +23,8 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
     public let settings: SettingsStore
     /// The queue.
     public let queue: any EventQueue
+    /// Blocklist and sampling rules applied at `track` (set by remote configuration).
+    public let filter: EventFilter
 
     public init(
         queue: any EventQueue, destination: Destination, settings: EngineSettings = EngineSettings(),
@@ -38,7 +40,9 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
         self.queue = queue
         self.settings = store
         self.observer = observer
-        self.tracker = Tracker(queue: queue, validator: validator, observer: observer)
+        let filter = EventFilter()
+        self.filter = filter
+        self.tracker = Tracker(queue: queue, validator: validator, observer: observer, filter: filter)
         self.batcher = Batcher(
             queue: queue, destination: destination, settings: store, retryPolicy: retryPolicy, clock: clock,
             observer: observer, finalFlushTimeout: finalFlushTimeout, logger: logger, random: random)

@@ -56,6 +56,29 @@ enum StoreSchema {
                 );
                 """)
         }
+        migrator.registerMigration("v2-sync") { db in
+            // One-way sync (see SyncImporter): records of any collection keyed by the
+            // server's id, and the links of nested records. The version token lives in
+            // `meta` under `sync.version_token`, written in the same transaction.
+            try db.execute(sql: """
+                CREATE TABLE sync_records (
+                    collection TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    body BLOB NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    PRIMARY KEY (collection, id)
+                ) WITHOUT ROWID;
+                CREATE TABLE sync_links (
+                    collection TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    field TEXT NOT NULL,
+                    target_collection TEXT NOT NULL,
+                    target_id TEXT NOT NULL,
+                    PRIMARY KEY (collection, id, field)
+                ) WITHOUT ROWID;
+                CREATE INDEX sync_links_target ON sync_links (target_collection, target_id);
+                """)
+        }
         return migrator
     }
 

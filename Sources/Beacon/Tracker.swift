@@ -23,6 +23,9 @@ public final class Tracker: Sendable {
     public let defaultAnonymousId: String
     private let ids: UUIDv7Generator
     private let observer: TrackingObserver?
+    /// Remote-config hook: drops blocklisted and sampled-out events before they are
+    /// queued (counted in the filter; the receipt says so). `nil`: keep everything.
+    public let filter: EventFilter?
 
     /// The `context.library` Beacon adds to every event.
     public static let libraryContext: [String: JSONValue] = ["library": ["name": "beacon-swift", "version": .string(BeaconVersion.current)]]
@@ -33,8 +36,10 @@ public final class Tracker: Sendable {
     ///     a random UUID, the same for the tracker's lifetime, when not given.
     public init(
         queue: any EventQueue, validator: EventValidator = EventValidator(), context: [String: JSONValue] = Tracker.libraryContext,
-        defaultAnonymousId: String? = nil, ids: UUIDv7Generator = .shared, observer: TrackingObserver? = nil
+        defaultAnonymousId: String? = nil, ids: UUIDv7Generator = .shared, observer: TrackingObserver? = nil,
+        filter: EventFilter? = nil
     ) {
+        self.filter = filter
         self.queue = queue
         self.defaultAnonymousId = defaultAnonymousId ?? UUIDv7Generator.shared.next()
         self.validator = validator
@@ -105,6 +110,14 @@ public final class Tracker: Sendable {
             observer?.report(.rejected(error))
             throw error
         }
+        // Remote-config hook: a filtered event is not queued; the filter counts it and the
+        // receipt carries the reason (its `committed()` returns at once).
+        if let filter {
+            let decision = filter.decide(name: event.name ?? "", messageId: event.messageId)
+            if decision != .keep {
+                return TrackReceipt(messageId: event.messageId, ticket: CommitTicket(rawValue: 0), queue: queue, filtered: decision)
+            }
+        }
         let ticket = queue.append(PendingEvent(
             messageId: event.messageId, name: event.name ?? "", payload: payload, createdAt: event.timestamp ?? .now()))
         return TrackReceipt(messageId: event.messageId, ticket: ticket, queue: queue)
@@ -118,10 +131,13 @@ public struct TrackReceipt: Sendable {
     /// Its place in the queue's order of appends.
     public let ticket: CommitTicket
     let queue: any EventQueue
+    /// Why the event was not queued (``EventFilter/Decision/keep`` when it was).
+    public var filtered: EventFilter.Decision = .keep
 
     /// Returns once the event is committed to the store. Throws
     /// ``TrackingError/droppedBeforeCommit`` if it was dropped while the store was failing.
     public func committed() async throws(TrackingError) {
+        guard filtered == .keep else { return }  // filtered out: there is no commit to wait for
         try await queue.waitForCommit(ticket)
     }
 }

@@ -30,6 +30,7 @@ public final class Collector: Service, Sendable {
     /// The configuration the collector was created with.
     public let configuration: CollectorConfiguration
     private let core: CollectorCore
+    private let configFeed: ConfigFeed?
     private let binding = Mutex(BindingState())
 
     private struct BindingState {
@@ -57,6 +58,7 @@ public final class Collector: Service, Sendable {
             throw CollectorSetupError(message: "Port \(configuration.port) is out of range; use 0 (any free port) to 65535.")
         }
         self.configuration = configuration
+        configFeed = try configuration.configFeedPath.map { path throws(CollectorSetupError) in try ConfigFeed(path: path, logger: logger) }
         let store = try EventStore(path: configuration.databasePath)
         core = CollectorCore(configuration: configuration, store: store, logger: logger)
     }
@@ -67,7 +69,7 @@ public final class Collector: Service, Sendable {
     /// - Throws: the bind error when the address is taken or invalid.
     public func run() async throws {
         let application = Application(
-            responder: CollectorResponder(core: core, seed: configuration.seed),
+            responder: CollectorResponder(core: core, seed: configuration.seed, configFeed: configFeed),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { [self] channel in

@@ -26,6 +26,9 @@ public struct CollectorConfiguration: Sendable, Hashable {
     public var seed: UInt64
     /// How many recent requests ``Collector/requestLog()`` keeps.
     public var requestLogCapacity: Int
+    /// A JSON file `{"settings": {...}}` served as the remote-config feed at
+    /// `GET /v1/config?since=TOKEN` (re-read when it changes); `nil` serves no feed.
+    public var configFeedPath: String? = nil
 
     /// Creates a configuration; every parameter has a default suited to tests and demos.
     public init(

@@ -9,6 +9,8 @@ struct CollectorResponder: HTTPResponder {
 
     let core: CollectorCore
     let seed: UInt64
+    /// The remote-config feed, when the collector serves one.
+    var configFeed: ConfigFeed? = nil
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let arrival = ContinuousClock.now
@@ -67,6 +69,9 @@ struct CollectorResponder: HTTPResponder {
         case .metrics:
             return .response(
                 ResponseBuilder.text(core.metrics.prometheusText(), contentType: "text/plain; version=0.0.4"))
+        case .config:
+            guard let configFeed else { throw CollectorError.notFound(path: path) }
+            return .response(ResponseBuilder.json(configFeed.answer(since: request.uri.queryParameters.get("since"))))
         case .adminFaults:
             guard context.peerIsLoopback else { throw CollectorError.adminForbidden() }
             if method == "PUT" {

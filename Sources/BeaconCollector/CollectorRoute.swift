@@ -13,11 +13,13 @@ enum CollectorRoute: Sendable, Hashable {
     case metrics
     /// `GET` and `PUT /admin/faults`.
     case adminFaults
+    /// `GET /v1/config?since=TOKEN` (only with ``CollectorConfiguration/configFeedPath``).
+    case config
 
     /// Every path the collector serves.
     static let known: Set<String> = [
         "/v1/batch", "/v1/b", "/v1/track", "/v1/identify", "/v1/page", "/v1/screen", "/v1/group", "/v1/alias",
-        "/health", "/v1/stats", "/metrics", "/admin/faults",
+        "/health", "/v1/stats", "/metrics", "/admin/faults", "/v1/config",
     ]
 
     /// The route for a path (a trailing slash is ignored), or `nil`.
@@ -36,6 +38,7 @@ enum CollectorRoute: Sendable, Hashable {
         case "/v1/stats": self = .stats
         case "/metrics": self = .metrics
         case "/admin/faults": self = .adminFaults
+        case "/v1/config": self = .config
         default: return nil
         }
     }
@@ -44,7 +47,7 @@ enum CollectorRoute: Sendable, Hashable {
     var methods: [String] {
         switch self {
         case .batch, .single: return ["POST"]
-        case .health, .stats, .metrics: return ["GET", "HEAD"]
+        case .health, .stats, .metrics, .config: return ["GET", "HEAD"]
         case .adminFaults: return ["GET", "PUT"]
         }
     }

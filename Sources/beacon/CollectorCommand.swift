@@ -74,6 +74,9 @@ struct CollectorCommand: AsyncParsableCommand {
     @Option(help: "Seed of the fault draws (same seed, same sequence).")
     var seed: UInt64 = 0x5EED
 
+    @Option(help: "JSON file {\"settings\": {...}} served as the remote-config feed at GET /v1/config?since=TOKEN (re-read when it changes).")
+    var config: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -112,12 +115,18 @@ struct CollectorCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "beacon.collector") { label in StreamLogHandler.standardError(label: label) }
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        let configuration = CollectorConfiguration(
+        var configuration = CollectorConfiguration(
             host: host, port: port, databasePath: db, writeKeys: Set(writeKeys),
             limits: CollectorLimits(
                 maxEventBytes: maxEventBytes, maxRequestBytes: maxRequestBytes, maxEventsPerBatch: maxEvents),
             faultPlan: faultPlan, seed: seed)
-        let collector = try Collector(configuration: configuration, logger: logger)
+        configuration.configFeedPath = config
+        let collector: Collector
+        do {
+            collector = try Collector(configuration: configuration, logger: logger)
+        } catch let error as CollectorSetupError where config != nil {
+            throw CLIError.badInput(error.message)  // a missing or malformed --config file is bad input
+        }
         let group = ServiceGroup(services: [collector], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }

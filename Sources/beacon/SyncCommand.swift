@@ -1,9 +1,54 @@
 import ArgumentParser
+import Beacon
+import Foundation
 
+/// `beacon sync`: applies one sync response (a file, or `GET URL?since=TOKEN`) to a store.
 struct SyncCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "sync", abstract: "Not built yet.")
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Apply a one-way sync feed (upserts, deletions, version_token) to a store.",
+        discussion: """
+            --from takes a file or an http(s) URL; a URL is fetched as URL?since=TOKEN with the stored token.
+            Prints one line: what was upserted and deleted, and the new version_token. Exit 2 for a bad
+            feed or file, 1 for a network or storage failure; either way the store is unchanged.
+            """
+    )
+
+    @Option(help: "The store (SQLite file; created if missing).")
+    var db: String
+
+    @Option(help: "A feed file, or an http(s) URL to GET with ?since=TOKEN.")
+    var from: String
+
+    @Option(help: "Request timeout in seconds (URLs only).")
+    var timeout = 10.0
 
     func run() async throws {
-        throw ValidationError("beacon sync is not built yet")
+        let importer: SyncImporter
+        do {
+            importer = try SyncImporter(path: db)
+        } catch {
+            throw CLIError.badInput("cannot open store \(db): \(error)")
+        }
+        let bytes: [UInt8]
+        if let url = URL(string: from), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+            let fetcher = SyncHTTPFetcher(url: url, timeout: .milliseconds(Int(timeout * 1000)))
+            do {
+                bytes = try await fetcher.fetch(since: try importer.versionToken)
+            } catch {
+                throw CLIError.runtime("\(error)")
+            }
+        } else {
+            guard let data = FileManager.default.contents(atPath: from) else {
+                throw CLIError.badInput("cannot read feed file \(from); check the path")
+            }
+            bytes = Array(data)
+        }
+        do {
+            let result = try await importer.apply(bytes)
+            Output.line(result.description)
+        } catch {
+            throw error.isBadInput ? CLIError.badInput("\(error)") : CLIError.runtime("\(error)")
+        }
     }
 }

@@ -167,7 +167,8 @@ struct CollectorFaultInjectionTests {
             #expect(try await collector.storedCount() == 0)
         }
         // The 20 s hang was cut short by the shutdown at the end of withCollector.
-        #expect(clock.now - started < .seconds(10))
+        // Cut short: less than the 20 s hang itself (a bound on behaviour, not on speed).
+        #expect(clock.now - started < .seconds(19))
     }
 
     @Test("A short hang answers 503 after the hang; latency delays each batch")

@@ -32,7 +32,7 @@ public enum ProcessMemory {
         }
         let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
         for line in text.split(separator: "\n") where line.hasPrefix(name) {
-            let digits = line.dropFirst(name.count).split(separator: " ").first.flatMap { Int($0) }
+            let digits = line.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Int($0) }
             return digits.map { $0 * 1024 }
         }
         return nil

@@ -1,0 +1,83 @@
+import BeaconWire
+import Foundation
+
+/// A response of the config feed (`GET /v1/config?since=TOKEN`), checked:
+///
+/// ```json
+/// {"settings": {"batchSize": 50, "blocklist": ["Debug Event"]},
+///  "deleted": ["sampling"],
+///  "version_token": "5f2c..."}
+/// ```
+/// `settings` holds the keys that changed since `since` (all of them on a first poll),
+/// `deleted` the keys that no longer have a value. It is stored through the generic
+/// ``SyncImporter`` as the collection `remote_config`, one record per key
+/// (`{"id": "batchSize", "value": 50}`), so it commits with its token in one transaction.
+struct RemoteConfigFeed: Sendable {
+    /// The collection the settings are stored in.
+    static let collection = "remote_config"
+
+    var settings: [String: JSONValue]
+    var deleted: [String]
+    var versionToken: String
+
+    init(json bytes: [UInt8]) throws(SyncError) {
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        } catch {
+            throw .invalidJSON(reason: "\(error)")
+        }
+        guard case .object(let object) = value else {
+            throw .wrongType(path: "the config feed", expected: "a JSON object", found: value.typeName)
+        }
+        switch object["version_token"] {
+        case .string(let token)? where !token.isEmpty: versionToken = token
+        case nil, .null?, .string?: throw .missingVersionToken
+        case let other?: throw .wrongType(path: "version_token", expected: "a string", found: other.typeName)
+        }
+        switch object["settings"] {
+        case nil, .null?: settings = [:]
+        case .object(let values)?: settings = values
+        case let other?: throw .wrongType(path: "settings", expected: "an object of setting → value", found: other.typeName)
+        }
+        deleted = []
+        switch object["deleted"] {
+        case nil, .null?: break
+        case .array(let keys)?:
+            for (index, key) in keys.enumerated() {
+                guard case .string(let name) = key else {
+                    throw .wrongType(path: "deleted[\(index)]", expected: "a setting name (string)", found: key.typeName)
+                }
+                deleted.append(name)
+            }
+        case let other?: throw .wrongType(path: "deleted", expected: "an array of setting names", found: other.typeName)
+        }
+    }
+
+    /// The settings after this response, given the stored ones.
+    func merged(over stored: [String: JSONValue]) -> [String: JSONValue] {
+        var result = stored
+        for key in deleted { result[key] = nil }
+        result.merge(settings) { _, new in new }
+        return result
+    }
+
+    /// The same change as a generic sync feed.
+    var syncFeed: SyncFeed {
+        get throws(SyncError) {
+            let items = settings.keys.sorted().map { key -> JSONValue in ["id": .string(key), "value": settings[key] ?? .null] }
+            return try SyncFeed(.object([
+                Self.collection: .array(items),
+                "deleted": .object([Self.collection: .array(deleted.map { .string($0) })]),
+                "version_token": .string(versionToken),
+            ]))
+        }
+    }
+
+    /// Reads stored settings back from their records.
+    static func settings(from records: [SyncRecord]) -> [String: JSONValue] {
+        var settings: [String: JSONValue] = [:]
+        for record in records { settings[record.id] = record.body["value"] ?? .null }
+        return settings
+    }
+}
