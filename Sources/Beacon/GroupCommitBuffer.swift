@@ -18,8 +18,8 @@ import Foundation
 /// is sound because nothing is read or written outside `condition.lock()`.
 final class GroupCommitBuffer: @unchecked Sendable {
     struct Configuration: Sendable {
-        /// Events held in memory at most. Default 50,000.
-        var capacity = 50_000
+        /// Events held in memory at most. Default 10,000.
+        var capacity = 10_000
         /// Events per transaction at most. Default 1,000.
         var maxGroup = 1_000
         /// First retry delay after a failed commit.
@@ -178,12 +178,18 @@ final class GroupCommitBuffer: @unchecked Sendable {
                 return
             }
             let count = min(entries.count, configuration.maxGroup)
-            let group = Array(entries.prefix(count))
-            entries.removeFirst(count)
+            var taken = Deque<PendingEvent>()
+            if count == entries.count {
+                swap(&taken, &entries)  // O(1) under the lock: producers are never held up by a copy
+            } else {
+                taken.append(contentsOf: entries.prefix(count))
+                entries.removeFirst(count)
+            }
             let firstTicket = firstBufferedTicket
             firstBufferedTicket += UInt64(count)
             condition.broadcast()  // room for producers waiting on a full buffer
             condition.unlock()
+            let group = Array(taken)
 
             if let error = commit(group) {
                 fail(group: group, firstTicket: firstTicket, error: error)

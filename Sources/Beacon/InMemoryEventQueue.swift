@@ -23,7 +23,7 @@ public final class InMemoryEventQueue: EventQueue {
     }
 
     /// A queue holding at most `maxQueuedEvents` (oldest dropped past that).
-    public init(maxQueuedEvents: Int = 1_000_000, memoryBufferCapacity: Int = 50_000) {
+    public init(maxQueuedEvents: Int = 1_000_000, memoryBufferCapacity: Int = 10_000) {
         self.storage = Mutex(Storage(maxEvents: maxQueuedEvents))
         var configuration = GroupCommitBuffer.Configuration()
         configuration.capacity = memoryBufferCapacity

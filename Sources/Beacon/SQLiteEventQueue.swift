@@ -33,8 +33,8 @@ public final class SQLiteEventQueue: EventQueue {
         /// Bytes of event JSON kept at most before the oldest are dropped. Default 512 MiB.
         public var maxQueuedBytes = 512 * 1024 * 1024
         /// Events held in memory while waiting for a commit (or for a failing store to
-        /// recover). Default 50,000.
-        public var memoryBufferCapacity = 50_000
+        /// recover). Default 10,000 (about 5 MB).
+        public var memoryBufferCapacity = 10_000
         /// Events per transaction at most. Default 1,000.
         public var maxEventsPerTransaction = 1_000
         /// See ``Durability``. Default ``Durability/processCrash``.

@@ -54,7 +54,7 @@ public struct Event: Sendable, Hashable {
 
     /// Compact JSON of this event, as it travels inside a batch (keys in a fixed order).
     public var jsonBytes: [UInt8] {
-        var writer = JSONWriter(capacity: 192)
+        var writer = JSONWriter(capacity: 512)
         write(to: &writer)
         return writer.bytes
     }

@@ -14,6 +14,21 @@ public final class UUIDv7Generator: Sendable {
     private struct State {
         var lastMillis: UInt64 = 0
         var counter: UInt16 = 0
+        /// SplitMix64 state, seeded from the system's random source: the random bits need
+        /// to be unpredictable enough to avoid collisions, not secret, and a syscall per id
+        /// would cost more than the rest of `track`.
+        var random: UInt64 = {
+            var system = SystemRandomNumberGenerator()
+            return system.next()
+        }()
+
+        mutating func nextRandom() -> UInt64 {
+            random &+= 0x9E37_79B9_7F4A_7C15
+            var z = random
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
     }
 
     private let state = Mutex(State())
@@ -34,7 +49,7 @@ public final class UUIDv7Generator: Sendable {
 
     /// Makes the next identifier, as a lowercase canonical string.
     public func next() -> String {
-        let (millis, counter) = state.withLock { state -> (UInt64, UInt16) in
+        let (millis, counter, tail) = state.withLock { state -> (UInt64, UInt16, UInt64) in
             var millis = now()
             if millis <= state.lastMillis {
                 // Same millisecond, or the clock went back: keep ordering with the counter.
@@ -49,10 +64,8 @@ public final class UUIDv7Generator: Sendable {
                 state.counter = 0
             }
             state.lastMillis = millis
-            return (millis, state.counter)
+            return (millis, state.counter, state.nextRandom())
         }
-        var random = SystemRandomNumberGenerator()
-        let tail = random.next() as UInt64
         return UUIDv7Generator.format(millis: millis, counter: counter, random: tail)
     }
 
