@@ -1,9 +1,87 @@
 import ArgumentParser
+import Beacon
+import BeaconDashboard
+import Foundation
 
+/// `beacon demo` (and plain `beacon`): the dashboard over an embedded engine, collector
+/// and event generator.
 struct DemoCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "demo", abstract: "Not built yet.")
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "The live dashboard over an embedded engine, collector and event generator.",
+        discussion: """
+            Starts a collector on 127.0.0.1 (a free port, events kept in memory), an engine \
+            over an SQLite store sending to it over HTTP, and a generator of synthetic events, \
+            then shows the dashboard. Keys: f flush, p policy, o offline, b burst, +/- batch \
+            size, r generator rate, c collector faults, ? help, q quit (after a final flush of \
+            at most 2 s). The store stays on disk after the demo (its path is in the header); \
+            logs go to a file beside it (beacon-demo.log, warnings and above).
+            Needs a terminal; for scripts use 'beacon track' and 'beacon flush'.
+            """)
+
+    @Option(help: "The flush policy, e.g. 'manual', 'count 50', 'every 5s', 'count 100 or 5s'.")
+    var policy: String = FlushPolicy.default.description
+
+    @Option(help: "Events per batch at most (1...10000).")
+    var batchSize: Int = 100
+
+    @Option(help: "Synthetic events per second (0: off; r cycles off/10/100/1000).")
+    var rate: Int = 10
+
+    @Option(help: "The store (an SQLite file; default: a fresh file under the system temp directory).")
+    var db: String?
+
+    @Option(help: "The generator's event catalogue (JSON; default: Assets/demo-events.json or a built-in one).")
+    var catalogue: String?
+
+    func validate() throws {
+        do {
+            _ = try FlushPolicy(parsing: policy)
+        } catch {
+            throw ValidationError("--policy: \(error)")
+        }
+        guard DashboardLimits.batchSizes.contains(batchSize) else {
+            throw ValidationError("--batch-size must be 1...10000, not \(batchSize)")
+        }
+        guard (0...100_000).contains(rate) else {
+            throw ValidationError("--rate must be 0...100000 events per second, not \(rate)")
+        }
+    }
 
     func run() async throws {
-        throw ValidationError("beacon demo is not built yet")
+        // Checked already in validate(); parsed again here for the value.
+        let flushPolicy = try FlushPolicy(parsing: policy)
+        let (events, _) = try DemoCatalogue.load(explicitPath: self.catalogue)
+        try DemoTerminalCheck.require(command: "demo")
+        let files = try DemoFiles.make(db: db)
+        try DashboardLogging.bootstrap(toFile: files.log, level: .warning)
+        let session = DemoSession(
+            files: files, catalogue: events,
+            settings: EngineSettings(policy: flushPolicy, batchSize: batchSize), rate: rate)
+        try await session.run()
+        Output.line("demo ended; the store is \(files.store) (see 'beacon status --db \(files.store)'), the log \(files.log)")
+    }
+}
+
+/// The demo's files: the store and the log beside it.
+struct DemoFiles {
+    var store: String
+    var log: String
+
+    /// `--db FILE` (the log beside it), or both in a fresh directory under the temp dir.
+    static func make(db: String?) throws(CLIError) -> DemoFiles {
+        if let db {
+            let directory = URL(fileURLWithPath: db).deletingLastPathComponent()
+            return DemoFiles(store: db, log: directory.appendingPathComponent("beacon-demo.log").path)
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-demo-\(UUID().uuidString.prefix(8))")
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .runtime("cannot create a directory for the demo store under \(FileManager.default.temporaryDirectory.path): \(error.localizedDescription)")
+        }
+        return DemoFiles(
+            store: directory.appendingPathComponent("beacon.sqlite").path,
+            log: directory.appendingPathComponent("beacon-demo.log").path)
     }
 }

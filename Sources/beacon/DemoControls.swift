@@ -1,0 +1,55 @@
+import Beacon
+import BeaconCollector
+import BeaconDashboard
+import Logging
+
+/// Carries out the dashboard's actions on the demo's engine, collector and generator.
+///
+/// | action | effect |
+/// |--------|--------|
+/// | `flush` | `engine.flush()` |
+/// | `setPolicy` / `setOffline` / `setBatchSize` | the engine's live settings |
+/// | `burst(n)` | n catalogue events tracked on a background task (the UI never waits) |
+/// | `setGeneratorRate` | the generator's rate |
+/// | `setFaultPreset` | `collector.setFaultPlan(FaultPlan.preset(named:))` |
+/// | `quit` | nothing here: the session does the bounded final flush after the screen closes |
+struct DemoControls: Sendable {
+    let engine: BeaconEngine<ContinuousClock>
+    let collector: Collector
+    let generator: DemoGenerator
+    let logger: Logger
+
+    func perform(_ action: DashboardAction) async {
+        switch action {
+        case .flush:
+            await engine.flush()
+        case .setPolicy(let policy):
+            engine.setPolicy(policy)
+        case .setOffline(let offline):
+            engine.setOffline(offline)
+        case .burst(let count):
+            let generator = generator
+            Task.detached(priority: .utility) { generator.burst(count) }
+        case .setBatchSize(let size):
+            engine.setBatchSize(size)
+        case .setGeneratorRate(let rate):
+            generator.setRate(rate)
+        case .setFaultPreset(let preset):
+            setFaults(preset)
+        case .quit:
+            break
+        }
+    }
+
+    private func setFaults(_ preset: FaultPreset) {
+        guard let plan = FaultPlan.preset(named: preset.rawValue) else {
+            logger.error("the collector has no fault preset of this name", metadata: ["preset": "\(preset.rawValue)"])
+            return
+        }
+        do {
+            try collector.setFaultPlan(plan)
+        } catch {
+            logger.error("the collector refused the fault preset", metadata: ["preset": "\(preset.rawValue)", "error": "\(error)"])
+        }
+    }
+}

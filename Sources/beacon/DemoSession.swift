@@ -1,0 +1,107 @@
+import Beacon
+import BeaconCollector
+import BeaconDashboard
+import BeaconTerminal
+import Logging
+import ServiceLifecycle
+
+/// One run of `beacon demo`: starts the collector, the engine and the generator, runs the
+/// dashboard, and tears all of it down however the dashboard ends.
+struct DemoSession {
+    var files: DemoFiles
+    var catalogue: DemoCatalogue
+    var settings: EngineSettings
+    var rate: Int
+
+    /// The final flush on quit is bounded by this (the engine's own bound).
+    static let finalFlushTimeout = Duration.seconds(2)
+
+    init(files: DemoFiles, catalogue: DemoCatalogue, settings: EngineSettings, rate: Int) {
+        self.files = files
+        self.catalogue = catalogue
+        self.settings = settings
+        self.rate = rate
+    }
+
+    func run() async throws {
+        let logger = Logger(label: "beacon.demo")
+        let queue: SQLiteEventQueue
+        do {
+            queue = try SQLiteEventQueue(path: files.store)
+        } catch {
+            throw error.cli
+        }
+        let collector: Collector
+        do {
+            collector = try Collector(configuration: CollectorConfiguration(host: "127.0.0.1", port: 0))
+        } catch {
+            throw CLIError.runtime("cannot start the demo collector: \(error)")
+        }
+        // In a service group so that quitting shuts it down gracefully (cancelling it
+        // makes the HTTP server log an error on the way out).
+        let collectorGroup = ServiceGroup(configuration: ServiceGroupConfiguration(services: [collector], logger: logger))
+        let collectorTask = Task { try await collectorGroup.run() }
+        let port: Int
+        do {
+            port = try await collector.port
+        } catch {
+            collectorTask.cancel()
+            throw CLIError.runtime("the demo collector could not listen on 127.0.0.1: \(error)")
+        }
+        let sender = try Senders.makeHTTP(endpoint: "http://127.0.0.1:\(port)", writeKey: nil, timeout: .seconds(5))
+        let engine = BeaconEngine(
+            queue: queue, destination: Destination(sender: sender), settings: settings,
+            retryPolicy: RetryPolicy(initialDelay: .milliseconds(250), maxDelay: .seconds(5)), clock: ContinuousClock(),
+            finalFlushTimeout: Self.finalFlushTimeout, logger: logger)
+        let engineTask = Task { try await engine.run() }
+        let generator = DemoGenerator(tracker: engine.tracker, catalogue: catalogue, rate: rate, logger: logger)
+        let generatorTask = Task { await generator.run() }
+        let controls = DemoControls(engine: engine, collector: collector, generator: generator, logger: logger)
+
+        var initial = DashboardState(mode: .demo)
+        initial.generatorRate = rate
+        initial.batchSize = settings.batchSize
+        let exit: DashboardExit
+        do {
+            exit = try await runDashboard(snapshots: await engine.observer.snapshots(), mode: .demo, initialState: initial) {
+                action in await controls.perform(action)
+            }
+        } catch {
+            await Self.tearDown(engine: engine, engineTask: engineTask, generator: generator, generatorTask: generatorTask, collectorGroup: collectorGroup, collectorTask: collectorTask)
+            if let error = error as? TerminalError { throw DemoTerminalCheck.cli(error, command: "demo") }
+            throw error
+        }
+        await queue.waitForPendingWrites()
+        await Self.tearDown(engine: engine, engineTask: engineTask, generator: generator, generatorTask: generatorTask, collectorGroup: collectorGroup, collectorTask: collectorTask)
+        switch exit {
+        case .quit:
+            return
+        case .interrupted(let signal):
+            throw CLIError(message: "demo interrupted by signal \(signal); the terminal is restored", exitCode: 128 + signal)
+        case .snapshotsEnded:
+            if case .failure(let error) = await engineTask.result {
+                throw CLIError.runtime("the demo engine stopped: \(error)")
+            }
+            throw CLIError.runtime("the demo engine stopped unexpectedly; see the log \(files.log)")
+        }
+    }
+
+    /// Stops the generator, lets the engine do its bounded final flush, then stops the
+    /// collector. Every wait is bounded, so a hanging send cannot hold the exit.
+    static func tearDown(
+        engine: BeaconEngine<ContinuousClock>, engineTask: Task<Void, any Error>, generator: DemoGenerator,
+        generatorTask: Task<Void, Never>, collectorGroup: ServiceGroup, collectorTask: Task<Void, any Error>
+    ) async {
+        generatorTask.cancel()
+        generator.finish()
+        await engine.batcher.beginShutdown()
+        if await !DemoWait.finished(engineTask, within: finalFlushTimeout + .seconds(1)) {
+            engineTask.cancel()
+            _ = await DemoWait.finished(engineTask, within: .seconds(1))
+        }
+        await collectorGroup.triggerGracefulShutdown()
+        if await !DemoWait.finished(collectorTask, within: .seconds(2)) {
+            collectorTask.cancel()
+        }
+    }
+}

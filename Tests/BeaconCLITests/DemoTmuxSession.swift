@@ -1,0 +1,165 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private tmux server (its own `-L` socket) running one command in a pane of a given
+/// size: the pseudo-terminal the dashboard tests drive with keys and read back as text.
+///
+/// The command runs under `sh`; when it ends, its exit status is written to
+/// ``statusFile`` and the pane stays open (a shell `sleep`), so a test can check both the
+/// status and what the terminal was left showing.
+final class TmuxSession {
+    let socket = "beacon-test-\(UUID().uuidString.prefix(8))"
+    let statusFile: String
+    private static let target = "main"
+
+    /// Whether `tmux` is on the `PATH`.
+    static var isInstalled: Bool {
+        (try? run(["tmux", "-V"]).status == 0) ?? false  // not found: the caller skips
+    }
+
+    /// Starts `arguments` (the first is the executable) in a detached `width`x`height` pane.
+    init(_ arguments: [String], width: Int, height: Int, directory: String) throws {
+        statusFile = directory + "/exit-status"
+        let quoted = arguments.map(Self.shellQuoted).joined(separator: " ")
+        let script = "LANG=C.UTF-8 LC_ALL=C.UTF-8 \(quoted); echo $? > \(Self.shellQuoted(statusFile)); echo '[beacon exited]'; sleep 120"
+        try tmux(["-f", "/dev/null", "new-session", "-d", "-s", Self.target, "-x", "\(width)", "-y", "\(height)", script])
+    }
+
+    deinit {
+        kill()
+    }
+
+    /// Stops the server and everything in it.
+    func kill() {
+        _ = try? Self.run(["tmux", "-L", socket, "kill-server"])  // already gone is fine
+    }
+
+    /// Presses tmux key names (`o`, `Enter`, `Escape`); `literal` sends the text as typed.
+    func press(_ keys: String..., literal: Bool = false) throws {
+        try tmux(["send-keys", "-t", Self.target] + (literal ? ["-l"] : []) + keys)
+    }
+
+    /// The pane's visible text.
+    func capture() throws -> String {
+        try tmux(["capture-pane", "-p", "-t", Self.target])
+    }
+
+    /// Resizes the window (and so the pane).
+    func resize(width: Int, height: Int) throws {
+        try tmux(["resize-window", "-t", Self.target, "-x", "\(width)", "-y", "\(height)"])
+    }
+
+    /// A tmux format of the pane, e.g. `#{alternate_on}`.
+    func display(_ format: String) throws -> String {
+        try tmux(["display-message", "-p", "-t", Self.target, format]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Polls the pane every 100 ms until `condition` holds on its text; throws with the
+    /// last capture after `timeout`.
+    @discardableResult
+    func waitForScreen(
+        _ what: String, timeout: Duration = .seconds(15), _ condition: (String) -> Bool
+    ) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        var last = ""
+        while ContinuousClock.now < deadline {
+            last = try capture()
+            if condition(last) { return last }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw TmuxError("timed out after \(timeout) waiting for \(what); the pane showed:\n\(last)")
+    }
+
+    /// Polls for the command's exit status (written when it ends); throws after `timeout`.
+    func waitForExit(timeout: Duration = .seconds(15)) async throws -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let text = try? String(contentsOfFile: statusFile, encoding: .utf8),  // not written yet
+               let status = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                return status
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw TmuxError("the command did not exit within \(timeout); the pane showed:\n\((try? capture()) ?? "")")
+    }
+
+    @discardableResult
+    private func tmux(_ arguments: [String]) throws -> String {
+        let result = try Self.run(["tmux", "-u", "-L", socket] + arguments)
+        guard result.status == 0 else {
+            throw TmuxError("tmux \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.output)")
+        }
+        return result.output
+    }
+
+    /// Runs a tmux client to completion with `posix_spawn` and `waitpid`. Its output goes
+    /// to a file, not a pipe: the server the first client forks inherits the client's
+    /// descriptors and would hold a pipe open for as long as it lives. (Foundation's
+    /// `Process` did not notice these clients exit: they stayed zombies.)
+    private static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-tmux-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }  // best effort: a temp file
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else is inherited: a tmux server forked from this client would otherwise
+        // hold open the pipes of processes other tests are reading to end-of-file.
+        guard let closeFrom = Self.addCloseFrom else { throw TmuxError("posix_spawn_file_actions_addclosefrom_np is missing (glibc 2.34+)") }
+        _ = closeFrom(&actions, 3)
+        let argv: [UnsafeMutablePointer<CChar>?] = (["/usr/bin/env"] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, environ)
+        guard spawned == 0 else { throw TmuxError("cannot start \(arguments.joined(separator: " ")): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""  // no output written
+        return (exitStatus, text)
+    }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np`, which the Glibc module does not export.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
+    private static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+/// A tmux step that failed, with what the pane showed.
+struct TmuxError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Reading the dashboard's text.
+enum DashboardText {
+    /// The number on the queue panel's `depth` row, if shown.
+    static func depth(in screen: String) -> Int? {
+        value(of: "depth", in: screen)
+    }
+
+    /// The number after `label` on the queue panel (`│ depth   25`).
+    static func value(of label: String, in screen: String) -> Int? {
+        for line in screen.split(separator: "\n") {
+            guard let range = line.range(of: "│ \(label) ") else { continue }
+            let rest = line[range.upperBound...].trimmingCharacters(in: .whitespaces)
+            let digits = rest.prefix { $0.isNumber || $0 == "," }.filter(\.isNumber)
+            if let number = Int(digits) { return number }
+        }
+        return nil
+    }
+
+    /// The first line (the header).
+    static func header(_ screen: String) -> String {
+        String(screen.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+    }
+}
