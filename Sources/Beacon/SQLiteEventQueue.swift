@@ -55,6 +55,9 @@ public final class SQLiteEventQueue: EventQueue {
     private let logger: Logger
     private let state: Mutex<State>
     private let listeners = Mutex<[@Sendable (QueueEvent) -> Void]>([])
+    /// Numbers write transactions in the order SQLite serializes them (it is taken inside
+    /// each transaction), so their counters reach `state` in that order too.
+    private let transactionCounter = Mutex<UInt64>(0)
 
     private struct State {
         var stored: StoreSchema.State
@@ -63,6 +66,8 @@ public final class SQLiteEventQueue: EventQueue {
         var lastBatchID: Int64 = 0
         var droppedFromMemory = 0
         var fileIdentity: FileIdentity?
+        /// Order of the last transaction whose counters were copied into `stored`.
+        var appliedTransaction: UInt64 = 0
     }
 
     /// Opens (creating if needed) the store at `path`.
@@ -178,9 +183,11 @@ public final class SQLiteEventQueue: EventQueue {
     public func settle(_ settlement: BatchSettlement) async throws(StorageError) {
         let historyLimit = Int64(configuration.batchHistoryLimit)
         let stored: StoreSchema.State
+        let order: UInt64
         do {
-            stored = try await pool.write { db in
+            (stored, order) = try await pool.write { db in
                 var stored = try StoreSchema.State.read(db)
+                let order = self.nextTransactionOrder()
                 for range in SQLiteEventQueue.ranges(of: settlement.delivered) {
                     let row = try Row.fetchOne(
                         db, sql: "SELECT count(*), coalesce(sum(length(payload)), 0) FROM events WHERE seq BETWEEN ? AND ?",
@@ -221,18 +228,13 @@ public final class SQLiteEventQueue: EventQueue {
                     ])
                 try db.execute(sql: "DELETE FROM batches WHERE id <= ?", arguments: [record.id - historyLimit])
                 try stored.write(db, now: Timestamp.now().millisecondsSince1970)
-                return stored
+                return (stored, order)
             }
         } catch {
             throw StorageError(error, path: location)
         }
-        state.withLock { state in
-            state.stored.depth = stored.depth
-            state.stored.bytes = stored.bytes
-            state.stored.delivered = stored.delivered
-            state.stored.deadLettered = stored.deadLettered
-            state.leasedThrough = 0
-        }
+        apply(stored, order: order)
+        state.withLock { $0.leasedThrough = 0 }
         notify(.settled(settlement, depth: self.depth))
     }
 
@@ -264,14 +266,20 @@ public final class SQLiteEventQueue: EventQueue {
 
     fileprivate func commit(_ group: [PendingEvent]) -> StorageError? {
         if let problem = checkFileIdentity() { return problem }
-        let (startState, leasedThrough) = state.withLock { ($0.stored, $0.leasedThrough) }
+        let leasedThrough = state.withLock { $0.leasedThrough }
         let limits = (events: configuration.maxQueuedEvents, bytes: configuration.maxQueuedBytes)
         var dropped = 0
         let stored: StoreSchema.State
+        let order: UInt64
         do {
-            stored = try pool.writeWithoutTransaction { db in
-                var stored = startState
+            (stored, order) = try pool.writeWithoutTransaction { db in
+                var stored = StoreSchema.State()
+                var order: UInt64 = 0
                 try db.inTransaction(.immediate) {
+                    // Counters come from the store inside the transaction: a settle may have
+                    // committed since this group was taken.
+                    stored = try StoreSchema.State.read(db)
+                    order = self.nextTransactionOrder()
                     let insert = try db.cachedStatement(
                         sql: "INSERT INTO events (seq, message_id, name, payload, created_at) VALUES (?, ?, ?, ?, ?)")
                     for event in group {
@@ -292,12 +300,12 @@ public final class SQLiteEventQueue: EventQueue {
                     try stored.write(db, now: Timestamp.now().millisecondsSince1970)
                     return .commit
                 }
-                return stored
+                return (stored, order)
             }
         } catch {
             return StorageError(error, path: location)
         }
-        state.withLock { $0.stored = stored }
+        apply(stored, order: order)
         let depth = self.depth
         notify(.committed(count: group.count, depth: depth))
         if dropped > 0 {
@@ -305,6 +313,24 @@ public final class SQLiteEventQueue: EventQueue {
             notify(.dropped(count: dropped, reason: "queue full (overflow policy: drop oldest)", depth: depth))
         }
         return nil
+    }
+
+    /// Called inside a write transaction: SQLite runs them one at a time, so the numbers
+    /// follow the order in which their counters were written.
+    private func nextTransactionOrder() -> UInt64 {
+        transactionCounter.withLock { counter in
+            counter += 1
+            return counter
+        }
+    }
+
+    /// Copies a transaction's counters into memory unless a later one already did.
+    private func apply(_ stored: StoreSchema.State, order: UInt64) {
+        state.withLock { state in
+            guard order > state.appliedTransaction else { return }
+            state.appliedTransaction = order
+            state.stored = stored
+        }
     }
 
     private static func dropOldest(

@@ -188,3 +188,40 @@ final class DropCounter: @unchecked Sendable {
     func add(_ value: Int) { lock.lock(); count += value; lock.unlock() }
     var total: Int { lock.lock(); defer { lock.unlock() }; return count }
 }
+
+@Suite("SQLite queue counters under concurrent commits and settles", .timeLimit(.minutes(1)))
+struct SQLiteQueueCounterTests {
+    /// Regression: a commit used counters read before its transaction, so a settle that
+    /// committed in between was overwritten and depth drifted above the real row count.
+    @Test func countersMatchTheRowsWhileCommitsAndSettlesInterleave() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-race-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/queue.sqlite"
+        let queue = try SQLiteEventQueue(path: path)
+        let tracker = Tracker(queue: queue)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for index in 0..<20_000 { try tracker.track("e", properties: ["i": .int(index)]) }
+                await queue.waitForPendingWrites()
+            }
+            group.addTask {
+                var settled = 0
+                while settled < 20_000 {
+                    let batch = try await queue.peek(limit: 50, maxBytes: .max)
+                    guard !batch.isEmpty else { continue }
+                    let record = BatchRecord(
+                        id: queue.makeBatchID(), destination: "d", startedAt: .now(), duration: .zero, events: batch.count,
+                        bytes: 0, attempt: 1, status: 200, outcome: .sent, error: nil)
+                    try await queue.settle(BatchSettlement(record: record, delivered: batch.map(\.sequence)))
+                    settled += batch.count
+                }
+            }
+            try await group.waitForAll()
+        }
+        let rows = try await DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM events") ?? -1 }
+        #expect(rows == 0)
+        #expect(queue.depth.events == rows)
+        #expect(queue.depth.totals.delivered == 20_000)
+        #expect(try SQLiteEventQueue(path: path).depth.events == 0)
+    }
+}
