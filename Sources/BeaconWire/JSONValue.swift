@@ -82,6 +82,8 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // Each `try?` below probes one JSON type; a failure only means "not this type", and
+        // the last branch reports a value that is none of them.
         if container.decodeNil() {
             self = .null
         } else if let value = try? container.decode(Bool.self) {

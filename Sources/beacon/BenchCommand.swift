@@ -158,6 +158,7 @@ struct BenchCommand: AsyncParsableCommand {
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        // Unreadable output is reported as the child's failure just below.
         guard process.terminationStatus == 0,
               let value = try? JSONDecoder().decode(JSONValue.self, from: data), let object = value.objectValue
         else {
