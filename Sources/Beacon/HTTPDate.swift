@@ -27,19 +27,9 @@ enum HTTPDate {
               let second = number(23, 2),
               (1...31).contains(day), hour < 24, minute < 60, second <= 60
         else { return nil }
-        let dayNumber = Int64(daysSinceEpoch(year: year, month: monthIndex + 1, day: day))
+        let dayNumber = Int64(Timestamp.days(fromCivil: year, monthIndex + 1, day))
         let seconds = dayNumber * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         return Timestamp(millisecondsSince1970: seconds * 1000)
     }
 
-    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let shiftedMonth = month > 2 ? month - 3 : month + 9
-        let dayOfYear = (153 * shiftedMonth + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
 }

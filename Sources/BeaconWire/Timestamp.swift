@@ -155,7 +155,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
         return (Int(m <= 2 ? y + 1 : y), Int(m), Int(d))
     }
 
-    static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
+    /// Days from 1970-01-01 to a proleptic Gregorian date (month 1...12).
+    public static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
