@@ -103,13 +103,19 @@ struct BenchCommand: AsyncParsableCommand {
         let backlog = 100_000
         var rates: [Double] = []
         var wire = 0
+        var stages: [DrainStages] = []
         for run in 1...runs {
-            let (rate, bytes) = try await benchmark.drain(events: backlog, batchSize: 500, run: run)
+            let (rate, bytes, runStages) = try await benchmark.drain(events: backlog, batchSize: 500, run: run)
             rates.append(rate)
             wire = bytes
-            Output.error("bench: drain run \(run)/\(runs): \(Int(rate)) events/s stored")
+            stages.append(runStages)
+            Output.error("bench: drain run \(run)/\(runs): \(Int(rate)) events/s stored; per batch \(runStages.text)")
         }
-        let (plainRate, plainWire) = try await benchmark.drain(events: 20_000, batchSize: 500, run: 0, gzip: false)
+        let (plainRate, plainWire, _) = try await benchmark.drain(events: 20_000, batchSize: 500, run: 0, gzip: false)
+        let medianStages = DrainStages(
+            peekMilliseconds: BenchmarkStatistics.median(stages.map(\.peekMilliseconds)),
+            sendMilliseconds: BenchmarkStatistics.median(stages.map(\.sendMilliseconds)),
+            settleMilliseconds: BenchmarkStatistics.median(stages.map(\.settleMilliseconds)))
         let median = BenchmarkStatistics.median(rates)
         let perEventGzip = Double(wire) / Double(backlog)
         let perEventPlain = Double(plainWire) / 20_000
@@ -119,11 +125,13 @@ struct BenchCommand: AsyncParsableCommand {
                 "eventsPerSecond": .array(rates.map { .double($0.rounded()) }), "median": .double(median.rounded()),
                 "wireBytesPerEventGzip": .double(round2(perEventGzip)), "wireBytesPerEventPlain": .double(round2(perEventPlain)),
                 "plainEventsPerSecond": .double(plainRate.rounded()),
+                "medianStageMillisecondsPerBatch": medianStages.json,
             ]
             Output.line(report.jsonString)
         } else {
             Output.line("drain: \(backlog)-event backlog to a collector on 127.0.0.1, batch size 500, gzip, \(runs) runs")
             Output.line("  median               \(Int(median)) events/s stored")
+            Output.line("  per batch (median)   \(medianStages.text)")
             Output.line("  wire bytes per event \(round2(perEventGzip)) gzip, \(round2(perEventPlain)) plain (\(Int(plainRate)) events/s plain)")
         }
     }

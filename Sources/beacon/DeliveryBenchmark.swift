@@ -16,10 +16,12 @@ struct DeliveryBenchmark {
 
     /// Drains a backlog of `events` to the collector at `batchSize`; returns events/s
     /// stored (the collector stores before it answers 2xx) and the bytes on the wire.
-    func drain(events: Int, batchSize: Int, run: Int, gzip: Bool = true) async throws -> (perSecond: Double, wireBytes: Int) {
+    func drain(
+        events: Int, batchSize: Int, run: Int, gzip: Bool = true
+    ) async throws -> (perSecond: Double, wireBytes: Int, stages: DrainStages) {
         let path = "\(directory)/drain-\(run)-\(gzip).sqlite"
         defer { EnqueueBenchmark.remove(path) }
-        let queue = try SQLiteEventQueue(path: path, logger: logger)
+        let queue = TimedQueue(try SQLiteEventQueue(path: path, logger: logger))
         let filler = Tracker(queue: queue)
         for _ in 0..<events { try filler.track("Benchmark Event", properties: EnqueueBenchmark.properties) }
         await queue.waitForPendingWrites()
@@ -41,7 +43,10 @@ struct DeliveryBenchmark {
             }
             let stored = try await collector.storedCount()
             guard stored == events else { throw CLIError.runtime("drain benchmark: collector stored \(stored) of \(events)") }
-            return (Double(events) / elapsed.benchSeconds, meter.bytes)
+            let stages = DrainStages(
+                peekMilliseconds: queue.peekTimer.medianMilliseconds, sendMilliseconds: meter.sendTimer.medianMilliseconds,
+                settleMilliseconds: queue.settleTimer.medianMilliseconds)
+            return (Double(events) / elapsed.benchSeconds, meter.bytes, stages)
         }
     }
 
@@ -87,7 +92,20 @@ struct DeliveryBenchmark {
     }
 }
 
-/// Counts the bytes a sender put on the wire.
+/// Median milliseconds per batch of each stage of a drain: reading the batch from the
+/// store, the send (encoding, request and the collector's work), settling it.
+struct DrainStages {
+    var peekMilliseconds: Double
+    var sendMilliseconds: Double
+    var settleMilliseconds: Double
+
+    var json: JSONValue {
+        ["peek": .double(round2(peekMilliseconds)), "send": .double(round2(sendMilliseconds)), "settle": .double(round2(settleMilliseconds))]
+    }
+    var text: String { "peek \(round2(peekMilliseconds)) ms, send \(round2(sendMilliseconds)) ms, settle \(round2(settleMilliseconds)) ms" }
+}
+
+/// Counts the bytes a sender put on the wire and times each send.
 final class WireMeter: EventSender, @unchecked Sendable {
     // @unchecked: `total` is only touched under `lock`.
     private let inner: any EventSender
@@ -99,8 +117,12 @@ final class WireMeter: EventSender, @unchecked Sendable {
     var endpointDescription: String { inner.endpointDescription }
     var bytes: Int { lock.withLock { total } }
 
+    let sendTimer = StageTimer()
+
     func send(_ batch: OutgoingBatch) async -> SendResult {
+        let start = ContinuousClock.now
         let result = await inner.send(batch)
+        sendTimer.record(start)
         lock.withLock { total += result.wireBytes ?? 0 }
         return result
     }
