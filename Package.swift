@@ -76,6 +76,7 @@ let package = Package(
             dependencies: [
                 "BeaconCollector", "Beacon", "BeaconTesting", "CZlib",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

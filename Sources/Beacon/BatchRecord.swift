@@ -52,6 +52,8 @@ public enum BatchOutcome: String, Sendable, Hashable, CaseIterable {
     case deadLettered = "dead-lettered"
     /// The credentials were refused; the destination paused.
     case paused
+    /// The destination's enrichment filtered out every event: nothing was sent.
+    case filtered
 }
 
 /// A problem with the store that the engine is riding out.

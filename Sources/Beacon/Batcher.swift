@@ -1,27 +1,40 @@
 import BeaconWire
 import Logging
 import ServiceLifecycle
+import Synchronization
 
-/// One place batches go: a name and a sender.
+/// One place batches go: a name, a sender, and the enrichment chain that shapes each
+/// event for it. Its progress through the queue is kept under its name.
 public struct Destination: Sendable {
-    /// A short name for logs, history and the dashboard (`default`, `analytics`...).
+    /// The name of the destination of an engine built with a single sender.
+    public static let defaultName = "default"
+
+    /// A short, stable name for the queue, logs, history and the dashboard (`default`,
+    /// `analytics`...). Renaming a destination starts it again from the queue's head.
     public var name: String
     /// How batches get there.
     public var sender: any EventSender
+    /// Steps applied to each event before it is sent there.
+    public var enrichment: Enrichment
 
-    public init(name: String = "default", sender: any EventSender) {
+    public init(name: String = Destination.defaultName, sender: any EventSender, enrichment: Enrichment = []) {
         self.name = name
         self.sender = sender
+        self.enrichment = enrichment
     }
 }
 
-/// Cuts the queue into batches and sends them: an actor run as a service.
+/// Cuts the queue into batches for one destination and sends them: an actor run as a
+/// service. An engine runs one per destination, each at its own pace.
 ///
 /// - Evaluates the flush policy on every commit and on its clock (``FlushScheduler``).
-/// - Once triggered, drains: batch after batch, at once, until the queue is empty or a
-///   send fails. At most one batch is in flight.
+/// - Once triggered, drains: batch after batch, at once, until the destination has
+///   everything or a send fails. At most one batch is in flight; while it is, the next
+///   batch is read from the store and the previous one settled, so the store's work
+///   overlaps the network's.
 /// - Settles each batch in one transaction as ``DeliveryPlanner`` decides: delivered
-///   events leave, refused ones go to the dead-letter table, the rest wait for a backoff.
+///   events are done for this destination, refused ones go to the dead-letter table, the
+///   rest wait for a backoff.
 /// - On graceful shutdown, a final drain bounded by ``finalFlushTimeout``.
 public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// How long the final drain on shutdown may take. Default 5 s.
@@ -47,8 +60,15 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     private var pausedReason: String?
     private var splitLimit: Int?
     private var wasOffline: Bool
+    /// Set by every switch to offline, even one undone before the loop looked: coming
+    /// back online always drains the backlog.
+    private let wentOffline = Flag()
     private var shuttingDown = false
     private var lastError: String?
+    /// The batch after the one in flight, read while it was sent.
+    private var readAhead: [QueuedEvent]?
+    /// The settle of the last delivered batch, running while the next one is sent.
+    private var settling: Task<Void, Never>?
 
     public init(
         queue: any EventQueue, destination: Destination, settings: SettingsStore, retryPolicy: RetryPolicy = RetryPolicy(),
@@ -73,7 +93,11 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         queue.addListener { event in
             if case .committed = event { wake.yield() }
         }
-        settings.onChange { _ in wake.yield() }
+        let wentOffline = self.wentOffline
+        settings.onChange { settings in
+            if settings.isOffline { wentOffline.raise() }
+            wake.yield()
+        }
     }
 
     // MARK: Commands
@@ -100,6 +124,12 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     // MARK: Service
 
     public func run() async throws {
+        do {
+            try await queue.register(destination: destination.name)
+        } catch {
+            // Reading registers it too; the first read will report a failing store.
+            logger.warning("cannot register the destination yet", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
+        }
         reportDestination()
         await withGracefulShutdownHandler {
             for await _ in wakes {
@@ -136,6 +166,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
                 cancelTimer()
                 return
             }
+            if wentOffline.lower() { wasOffline = true }
             if wasOffline {
                 // Back online: drain the backlog whatever the policy.
                 wasOffline = false
@@ -150,7 +181,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
                 }
                 backoffUntil = nil
             }
-            let depth = queue.depth.events
+            let depth = pending
             if !draining {
                 switch scheduler.evaluate(depth: depth, now: now) {
                 case .idle:
@@ -165,6 +196,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
                 }
             }
             guard await sendOne(settings: current) else {
+                await finishSettling()
                 draining = false
                 scheduler.didFlush(now: clock.now)
                 reportDestination()
@@ -174,45 +206,67 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         }
     }
 
-    /// Sends the batch at the head. Returns `false` when there was nothing to send.
-    private func sendOne(settings: EngineSettings, deadline: C.Instant? = nil) async -> Bool {
+    /// Events this destination is not done with.
+    private var pending: Int { queue.depth.pending(for: destination.name) }
+
+    /// Sends the next batch. Returns `false` when there was nothing to send.
+    private func sendOne(settings: EngineSettings) async -> Bool {
         let limit = min(settings.batchSize, splitLimit ?? .max)
-        let events: [QueuedEvent]
-        do {
-            events = try await queue.peek(limit: limit, maxBytes: settings.maxBatchBytes)
-        } catch {
-            logger.error("cannot read the queue", metadata: ["error": "\(error)"])
-            observer?.report(.problem("cannot read the queue: \(error)"))
-            failures += 1
-            backoffUntil = clock.now.advanced(by: retryPolicy.delay(afterFailures: failures, retryAfter: nil, random: random()))
-            armTimer(backoffUntil!)
+        var events: [QueuedEvent]
+        if let ahead = readAhead, !ahead.isEmpty {
+            events = ahead
+        } else {
+            // From the head: the settle under way must land first, or its events come again.
+            await finishSettling()
+            do {
+                events = try await queue.peek(for: destination.name, after: nil, limit: limit, maxBytes: settings.maxBatchBytes)
+            } catch {
+                logger.error("cannot read the queue", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
+                observer?.report(.problem("cannot read the queue: \(error)"))
+                failures += 1
+                backoffUntil = clock.now.advanced(by: retryPolicy.delay(afterFailures: failures, retryAfter: nil, random: random()))
+                armTimer(backoffUntil!)
+                return true
+            }
+        }
+        readAhead = nil
+        guard let last = events.last else { return false }
+
+        let (outgoing, filtered) = enrich(events)
+        let batch = OutgoingBatch(id: queue.makeBatchID(), events: outgoing, attempt: failures + 1)
+        let bytes = batch.eventBytes
+        var record = BatchRecord(
+            id: batch.id, destination: destination.name, startedAt: Timestamp.now(), duration: .zero, events: events.count,
+            bytes: bytes, attempt: batch.attempt, status: nil, outcome: .sent, error: nil)
+        guard !outgoing.isEmpty else {
+            record.outcome = .filtered
+            record.error = "all \(events.count) events filtered out by the destination's enrichment"
+            schedule(BatchSettlement(record: record, filtered: filtered, through: last.sequence), readAheadKept: true)
             return true
         }
-        guard !events.isEmpty else { return false }
 
-        let batch = OutgoingBatch(id: queue.makeBatchID(), events: events, attempt: failures + 1)
-        let bytes = batch.eventBytes
         observer?.report(.batchStarted(
-            id: batch.id, destination: destination.name, events: events.count, bytes: bytes, attempt: batch.attempt))
-        let startedAt = Timestamp.now()
+            id: batch.id, destination: destination.name, events: outgoing.count, bytes: bytes, attempt: batch.attempt))
         let start = clock.now
-        let result = await destination.sender.send(batch)
-        let duration = start.duration(to: clock.now)
+        let sender = destination.sender
+        async let sent = sender.send(batch)
+        let ahead = await readNext(after: last.sequence, limit: limit, settings: settings)
+        let result = await sent
+        record.duration = start.duration(to: clock.now)
+        record.status = result.status
         let decision = DeliveryPlanner.decide(result, batch: batch, failures: failures, retryPolicy: retryPolicy, random: random())
 
-        var record = BatchRecord(
-            id: batch.id, destination: destination.name, startedAt: startedAt, duration: duration, events: events.count,
-            bytes: bytes, attempt: batch.attempt, status: result.status, outcome: .sent, error: nil)
-        var settlement = BatchSettlement(record: record)
+        var settlement = BatchSettlement(record: record, filtered: filtered, through: last.sequence)
         switch decision {
         case .delivered:
-            settlement.delivered = events.map(\.sequence)
+            settlement.delivered = outgoing.map(\.sequence)
             failures = 0
             lastError = nil
             if let limit = splitLimit {
                 let grown = limit * 2
                 splitLimit = grown >= settings.batchSize ? nil : grown
             }
+            readAhead = ahead
         case .retry(let delay, let reason):
             record.outcome = .retry
             record.error = reason
@@ -231,6 +285,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             settlement.deadLetters = rejected.map {
                 DeadLetter(event: $0.event, reason: $0.reason, destination: destination.name, status: result.status, failedAt: now)
             }
+            if rejected.count == outgoing.count { readAhead = ahead }
             logger.error("events refused for good; dead-lettered", metadata: [
                 "batch_id": "\(batch.id)", "destination": "\(destination.name)", "events": "\(rejected.count)",
                 "reason": "\(rejected[0].reason)",
@@ -249,19 +304,76 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             ])
         }
         settlement.record = record
+        let kept = readAhead != nil
+        schedule(settlement, readAheadKept: kept)
+        if !kept { await finishSettling() }
+        reportDestination()
+        if let until = backoffUntil { armTimer(until) }
+        return true
+    }
+
+    /// The events to send after the destination's enrichment, and those it filtered out.
+    private func enrich(_ events: [QueuedEvent]) -> (send: [QueuedEvent], filtered: [Int64]) {
+        guard !destination.enrichment.isEmpty else { return (events, []) }
+        var send: [QueuedEvent] = []
+        var filtered: [Int64] = []
+        send.reserveCapacity(events.count)
+        for event in events {
+            switch destination.enrichment.apply(to: event.payload) {
+            case .send(let payload):
+                send.append(QueuedEvent(sequence: event.sequence, messageId: event.messageId, name: event.name, payload: payload))
+            case .filtered(let reason):
+                logger.trace("event filtered out", metadata: [
+                    "destination": "\(destination.name)", "message_id": "\(event.messageId)", "reason": "\(reason)",
+                ])
+                filtered.append(event.sequence)
+            }
+        }
+        return (send, filtered)
+    }
+
+    /// Reads the batch after `sequence` while the current one is in flight. A failure
+    /// only costs the overlap: the next batch is then read from the head.
+    private func readNext(after sequence: Int64, limit: Int, settings: EngineSettings) async -> [QueuedEvent]? {
+        do {
+            return try await queue.peek(for: destination.name, after: sequence, limit: limit, maxBytes: settings.maxBatchBytes)
+        } catch {
+            logger.debug("reading ahead failed", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Settles a batch after the settle before it. When the batch read ahead is dropped,
+    /// its lease is released once this settle is done.
+    private func schedule(_ settlement: BatchSettlement, readAheadKept: Bool) {
+        let previous = settling
+        settling = Task {
+            await previous?.value
+            await self.settle(settlement, releasingLeases: !readAheadKept)
+        }
+    }
+
+    /// Waits for the settles under way.
+    private func finishSettling() async {
+        while let task = settling {
+            await task.value
+            if settling == task { settling = nil }
+        }
+    }
+
+    private func settle(_ settlement: BatchSettlement, releasingLeases: Bool) async {
         do {
             try await queue.settle(settlement)
         } catch {
             // The send happened but its result is not stored: the events stay queued and
             // go again; the collector's dedup by messageId makes that harmless.
-            logger.error("cannot settle batch", metadata: ["batch_id": "\(batch.id)", "error": "\(error)"])
-            observer?.report(.problem("cannot settle batch \(batch.id): \(error)"))
+            logger.error("cannot settle batch", metadata: ["batch_id": "\(settlement.record.id)", "error": "\(error)"])
+            observer?.report(.problem("cannot settle batch \(settlement.record.id): \(error)"))
         }
+        if releasingLeases { queue.releaseLeases(for: destination.name) }
         observer?.report(.batchFinished(
-            record, delivered: settlement.delivered.count, deadLettered: settlement.deadLetters.count))
+            settlement.record, delivered: settlement.delivered.count, deadLettered: settlement.deadLetters.count))
         reportDestination()
-        if let until = backoffUntil { armTimer(until) }
-        return true
     }
 
     /// Sends what is queued, bounded by ``finalFlushTimeout``: first waits for events
@@ -283,18 +395,21 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             await group.next()
             group.cancelAll()
         }
+        await finishSettling()
         let left = queue.depth
-        if left.events + left.buffered > 0 {
+        if left.pending(for: destination.name) + left.buffered > 0 {
             logger.notice("final flush left events queued for the next start", metadata: [
-                "events": "\(left.events)", "in_memory": "\(left.buffered)",
+                "destination": "\(destination.name)", "events": "\(left.pending(for: destination.name))",
+                "in_memory": "\(left.buffered)",
             ])
         }
     }
 
     private func drainUntilEmpty(settings: EngineSettings) async {
-        while !Task.isCancelled, queue.depth.events > 0, backoffUntil == nil, pausedReason == nil {
-            guard await sendOne(settings: settings) else { return }
+        while !Task.isCancelled, pending > 0 || readAhead?.isEmpty == false, backoffUntil == nil, pausedReason == nil {
+            guard await sendOne(settings: settings) else { break }
         }
+        await finishSettling()
     }
 
     // MARK: Timer and reporting
@@ -334,7 +449,22 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             state = .idle
         }
         observer.report(.destination(DestinationStatus(
-            name: destination.name, endpoint: destination.sender.endpointDescription, depth: queue.depth.events,
+            name: destination.name, endpoint: destination.sender.endpointDescription, depth: pending,
             state: state, consecutiveFailures: failures, lastError: lastError)))
+    }
+}
+
+/// A flag raised from any thread and lowered by its owner.
+private final class Flag: Sendable {
+    private let value = Mutex(false)
+
+    func raise() { value.withLock { $0 = true } }
+
+    /// Lowers the flag; returns whether it was raised.
+    func lower() -> Bool {
+        value.withLock { raised in
+            defer { raised = false }
+            return raised
+        }
     }
 }

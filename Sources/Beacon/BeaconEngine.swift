@@ -2,8 +2,12 @@ import BeaconWire
 import Logging
 import ServiceLifecycle
 
-/// An engine: a tracker, a batcher for one destination, an observer, and live settings,
+/// An engine: a tracker, one batcher per destination, an observer, and live settings,
 /// over one queue. Run it as a service; it drains on graceful shutdown.
+///
+/// Each destination has its own progress through the queue, its own backoff and paused
+/// state, and its own enrichment: one that is down never holds back the others, and an
+/// event leaves the store once every destination has it (or dead-lettered it).
 ///
 /// ```swift
 /// let queue = try SQLiteEventQueue(path: "beacon.sqlite")
@@ -17,8 +21,10 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
     public let tracker: Tracker
     /// Snapshots of everything the engine does.
     public let observer: TrackingObserver
-    /// The batcher of the destination.
-    public let batcher: Batcher<C>
+    /// One batcher per destination, in the order given.
+    public let batchers: [Batcher<C>]
+    /// The destinations, in the order given.
+    public let destinations: [Destination]
     /// Live settings: policy, batch size, offline.
     public let settings: SettingsStore
     /// The queue.
@@ -26,44 +32,83 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
     /// Blocklist and sampling rules applied at `track` (set by remote configuration).
     public let filter: EventFilter
 
-    public init(
+    /// An engine sending to one destination.
+    public convenience init(
         queue: any EventQueue, destination: Destination, settings: EngineSettings = EngineSettings(),
         retryPolicy: RetryPolicy = RetryPolicy(), validator: EventValidator = EventValidator(), clock: C,
         finalFlushTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "beacon"),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         observerSleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
+        self.init(
+            queue: queue, destinations: [destination], settings: settings, retryPolicy: retryPolicy, validator: validator,
+            clock: clock, finalFlushTimeout: finalFlushTimeout, logger: logger, random: random, observerSleep: observerSleep)
+    }
+
+    /// An engine sending to several destinations.
+    ///
+    /// - Precondition: `destinations` is not empty and their names are distinct (the
+    ///   queue keeps each one's progress under its name).
+    public init(
+        queue: any EventQueue, destinations: [Destination], settings: EngineSettings = EngineSettings(),
+        retryPolicy: RetryPolicy = RetryPolicy(), validator: EventValidator = EventValidator(), clock: C,
+        finalFlushTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "beacon"),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        observerSleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        precondition(!destinations.isEmpty, "an engine needs at least one destination")
+        precondition(Set(destinations.map(\.name)).count == destinations.count, "destination names must be distinct")
         let store = SettingsStore(settings)
+        let endpoint = destinations.count == 1
+            ? destinations[0].sender.endpointDescription : "\(destinations.count) destinations"
         let observer = TrackingObserver(
             settings: settings, depth: queue.depth, storePath: queue.location,
-            endpoint: destination.sender.endpointDescription, depthProvider: { queue.depth }, sleep: observerSleep)
+            endpoint: endpoint, depthProvider: { queue.depth }, sleep: observerSleep)
         self.queue = queue
         self.settings = store
         self.observer = observer
         let filter = EventFilter()
         self.filter = filter
         self.tracker = Tracker(queue: queue, validator: validator, observer: observer, filter: filter)
-        self.batcher = Batcher(
-            queue: queue, destination: destination, settings: store, retryPolicy: retryPolicy, clock: clock,
-            observer: observer, finalFlushTimeout: finalFlushTimeout, logger: logger, random: random)
+        self.destinations = destinations
+        self.batchers = destinations.map { destination in
+            Batcher(
+                queue: queue, destination: destination, settings: store, retryPolicy: retryPolicy, clock: clock,
+                observer: observer, finalFlushTimeout: finalFlushTimeout, logger: logger, random: random)
+        }
         queue.addListener { event in observer.report(.queue(event)) }
         store.onChange { settings in observer.report(.settings(settings)) }
     }
 
-    /// Runs the observer and the batcher until graceful shutdown (then drains, bounded by
-    /// the final flush timeout) or cancellation.
+    /// The batcher of the first destination.
+    public var batcher: Batcher<C> { batchers[0] }
+
+    /// Runs the observer and the batchers until graceful shutdown (then each drains,
+    /// bounded by the final flush timeout) or cancellation.
     public func run() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await self.observer.run() }
-            try await batcher.run()
+            try await withThrowingTaskGroup(of: Void.self) { batchersGroup in
+                for batcher in batchers {
+                    batchersGroup.addTask { try await batcher.run() }
+                }
+                try await batchersGroup.waitForAll()
+            }
             group.cancelAll()
         }
     }
 
+    /// Stops the batchers' loops after a final drain (what graceful shutdown does).
+    public func beginShutdown() async {
+        for batcher in batchers { await batcher.beginShutdown() }
+    }
+
     // MARK: Commands (the dashboard's and the API's)
 
-    /// Drains the queue now.
-    public func flush() async { await batcher.flush() }
+    /// Drains the queue now, to every destination.
+    public func flush() async {
+        for batcher in batchers { await batcher.flush() }
+    }
 
     /// Changes the flush policy.
     public func setPolicy(_ policy: FlushPolicy) { settings.update { $0.policy = policy } }
@@ -74,8 +119,10 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
     /// Stops sending (`true`) or starts again and drains the backlog (`false`).
     public func setOffline(_ offline: Bool) { settings.update { $0.isOffline = offline } }
 
-    /// Resumes a destination paused by refused credentials.
-    public func resume() async { await batcher.resume() }
+    /// Resumes the destinations paused by refused credentials.
+    public func resume() async {
+        for batcher in batchers { await batcher.resume() }
+    }
 }
 
 extension BeaconEngine where C == ContinuousClock {
@@ -86,6 +133,16 @@ extension BeaconEngine where C == ContinuousClock {
     ) {
         self.init(
             queue: queue, destination: destination, settings: settings, retryPolicy: retryPolicy, clock: ContinuousClock(),
+            logger: logger)
+    }
+
+    /// An engine on the real clock, sending to several destinations.
+    public convenience init(
+        queue: any EventQueue, destinations: [Destination], settings: EngineSettings = EngineSettings(),
+        retryPolicy: RetryPolicy = RetryPolicy(), logger: Logger = Logger(label: "beacon")
+    ) {
+        self.init(
+            queue: queue, destinations: destinations, settings: settings, retryPolicy: retryPolicy, clock: ContinuousClock(),
             logger: logger)
     }
 }

@@ -1,11 +1,17 @@
 import BeaconWire
 
 /// Durable storage of events between `track` and delivery: the seam between the tracker,
-/// the batcher and the store. Beacon ships ``SQLiteEventQueue`` and ``InMemoryEventQueue``.
+/// the batchers and the store. Beacon ships ``SQLiteEventQueue`` and ``InMemoryEventQueue``.
 ///
 /// `append` never waits on a commit: implementations group-commit in the background and
-/// report through their listeners. The batcher reads from the head with `peek` and
-/// settles each batch with `settle`, in one transaction.
+/// report through their listeners.
+///
+/// **Destinations.** Each destination has its own progress through the queue: its
+/// batcher reads with `peek(for:after:limit:maxBytes:)` the oldest events it is not done
+/// with, and settles each batch with `settle`, in one transaction. An event leaves the
+/// queue once every registered destination is done with it (delivered it, dead-lettered
+/// it, or filtered it out). A destination registered later starts with every event
+/// queued at that moment.
 public protocol EventQueue: AnyObject, Sendable {
     /// Where the queue lives, for the dashboard (`/var/lib/app/beacon.sqlite`, `in memory`).
     var location: String { get }
@@ -20,14 +26,24 @@ public protocol EventQueue: AnyObject, Sendable {
     /// Returns when everything appended before this call is committed or dropped.
     func waitForPendingWrites() async
 
-    /// Reads events from the head, oldest first: at most `limit` events and `maxBytes`
-    /// of payload (but always at least one event when any is queued). The events stay
-    /// queued, but are leased: the overflow policy will not drop them until settled.
-    func peek(limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent]
+    /// Registers a destination (idempotent): from now on events stay queued until it is
+    /// done with them. `peek` and `settle` register unknown destinations themselves.
+    func register(destination: String) async throws(StorageError)
 
-    /// Settles a finished batch in one transaction: removes delivered events, moves
-    /// dead letters out of the queue, and appends the record to the batch history.
+    /// Reads the oldest events `destination` is not done with, after sequence `after`
+    /// when given: at most `limit` events and `maxBytes` of payload (but always at least
+    /// one event when any is left). The events stay queued, leased to the destination:
+    /// the overflow policy will not drop them until they are settled or released.
+    func peek(for destination: String, after: Int64?, limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent]
+
+    /// Settles a finished batch of `settlement.record.destination` in one transaction:
+    /// marks delivered, filtered and dead-lettered events done for it (removing those every
+    /// destination is done with), stores the dead letters, appends the record to the
+    /// history, and releases the destination's lease through `settlement.through`.
     func settle(_ settlement: BatchSettlement) async throws(StorageError)
+
+    /// Releases every lease of `destination` (a batch read ahead and then not sent).
+    func releaseLeases(for destination: String)
 
     /// Current counts (cheap; no I/O).
     var depth: QueueDepth { get }
@@ -41,6 +57,13 @@ public protocol EventQueue: AnyObject, Sendable {
     /// Subscribes to commits, drops and storage faults. Called on the queue's own
     /// thread: keep the handler short and non-blocking.
     func addListener(_ listener: @escaping @Sendable (QueueEvent) -> Void)
+}
+
+extension EventQueue {
+    /// The head of the queue for the destination named `default`.
+    public func peek(limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent] {
+        try await peek(for: Destination.defaultName, after: nil, limit: limit, maxBytes: maxBytes)
+    }
 }
 
 /// An event validated and encoded by `track`, waiting for its commit.
@@ -77,18 +100,53 @@ public struct QueueDepth: Sendable, Hashable {
     public var buffered: Int
     /// Lifetime totals as the store keeps them.
     public var totals: QueueTotals
+    /// Each registered destination's progress, by name.
+    public var destinations: [String: DestinationDepth]
 
-    public init(events: Int = 0, bytes: Int = 0, buffered: Int = 0, totals: QueueTotals = QueueTotals()) {
+    public init(
+        events: Int = 0, bytes: Int = 0, buffered: Int = 0, totals: QueueTotals = QueueTotals(),
+        destinations: [String: DestinationDepth] = [:]
+    ) {
         self.events = events
         self.bytes = bytes
         self.buffered = buffered
         self.totals = totals
+        self.destinations = destinations
+    }
+
+    /// Events `destination` is not done with (all committed events if it is not registered yet).
+    public func pending(for destination: String) -> Int {
+        destinations[destination]?.pending ?? events
+    }
+}
+
+/// One destination's progress through the queue. They add up: every event committed
+/// while it was registered is pending, delivered, dead-lettered, filtered or dropped.
+public struct DestinationDepth: Sendable, Hashable {
+    /// Events queued that it is not done with.
+    public var pending: Int
+    /// Events it delivered.
+    public var delivered: Int
+    /// Events it refused for good (in the dead-letter table under its name).
+    public var deadLettered: Int
+    /// Events its enrichment chain filtered out.
+    public var filtered: Int
+    /// Events dropped by the overflow policy before it had them.
+    public var dropped: Int
+
+    public init(pending: Int = 0, delivered: Int = 0, deadLettered: Int = 0, filtered: Int = 0, dropped: Int = 0) {
+        self.pending = pending
+        self.delivered = delivered
+        self.deadLettered = deadLettered
+        self.filtered = filtered
+        self.dropped = dropped
     }
 }
 
 /// Lifetime counters of a queue. They add up: `committed == delivered + deadLettered +
 /// droppedFromStore + depth`, and every event `track` accepted was either committed,
-/// dropped from memory, or is still buffered.
+/// dropped from memory, or is still buffered. An event counts once, when it leaves the
+/// store: as dead-lettered if any destination dead-lettered it, else as delivered.
 public struct QueueTotals: Sendable, Hashable {
     /// Events ever accepted by `append`.
     public var accepted: Int = 0
@@ -114,17 +172,29 @@ public struct QueueTotals: Sendable, Hashable {
 public struct BatchSettlement: Sendable, Hashable {
     /// The history record of the send.
     public var record: BatchRecord
-    /// Events delivered: removed from the queue.
+    /// Events delivered: done for the destination.
     public var delivered: [Int64]
-    /// Events refused for good: moved to the dead-letter table.
+    /// Events refused for good: copied to the dead-letter table, done for the destination.
     public var deadLetters: [DeadLetter]
-    /// The rest of the lease is released (they stay queued).
+    /// Events the destination's enrichment chain filtered out: done, never sent.
+    public var filtered: [Int64]
+    /// The last sequence of the batch: the destination's lease is released through it
+    /// (events read ahead past it stay leased). The rest of the batch stays queued.
+    public var through: Int64?
 
-    public init(record: BatchRecord, delivered: [Int64] = [], deadLetters: [DeadLetter] = []) {
+    public init(
+        record: BatchRecord, delivered: [Int64] = [], deadLetters: [DeadLetter] = [], filtered: [Int64] = [],
+        through: Int64? = nil
+    ) {
         self.record = record
         self.delivered = delivered
         self.deadLetters = deadLetters
+        self.filtered = filtered
+        self.through = through
     }
+
+    /// Every sequence this settlement makes done for its destination.
+    var done: [Int64] { delivered + filtered + deadLetters.map(\.event.sequence) }
 }
 
 /// An event that will never be delivered, kept with the reason.

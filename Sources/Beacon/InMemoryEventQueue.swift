@@ -12,14 +12,27 @@ public final class InMemoryEventQueue: EventQueue {
     private let listeners = Mutex<[@Sendable (QueueEvent) -> Void]>([])
 
     private struct Storage {
-        var events = Deque<QueuedEvent>()
+        var events = Deque<Entry>()
         var bytes = 0
         var nextSeq: Int64 = 1
         var totals = QueueTotals()
+        var destinations: [String: DestinationDepth] = [:]
+        var leases: [String: ClosedRange<Int64>] = [:]
         var deadLetters: [DeadLetter] = []
         var batches: [BatchRecord] = []
         var lastBatchID: Int64 = 0
         var maxEvents: Int
+
+        mutating func register(_ destination: String) {
+            guard destinations[destination] == nil else { return }
+            destinations[destination] = DestinationDepth(pending: events.count { !$0.doneBy.contains(destination) })
+        }
+    }
+
+    private struct Entry {
+        var event: QueuedEvent
+        var doneBy: Set<String> = []
+        var deadLettered = false
     }
 
     /// A queue holding at most `maxQueuedEvents` (oldest dropped past that).
@@ -38,15 +51,29 @@ public final class InMemoryEventQueue: EventQueue {
     private func commit(_ group: [PendingEvent]) {
         let dropped = storage.withLock { storage -> Int in
             for event in group {
-                storage.events.append(QueuedEvent(
-                    sequence: storage.nextSeq, messageId: event.messageId, name: event.name, payload: event.payload))
+                storage.events.append(Entry(event: QueuedEvent(
+                    sequence: storage.nextSeq, messageId: event.messageId, name: event.name, payload: event.payload)))
                 storage.nextSeq += 1
                 storage.bytes += event.payload.count
             }
             storage.totals.committed += group.count
+            for name in storage.destinations.keys { storage.destinations[name]?.pending += group.count }
+            // Drops the oldest events no destination is sending.
+            let leases = Array(storage.leases.values)
             var dropped = 0
-            while storage.events.count > storage.maxEvents {
-                storage.bytes -= storage.events.removeFirst().payload.count
+            var index = 0
+            while storage.events.count > storage.maxEvents, index < storage.events.count {
+                let entry = storage.events[index]
+                if leases.contains(where: { $0.contains(entry.event.sequence) }) {
+                    index += 1
+                    continue
+                }
+                storage.events.remove(at: index)
+                storage.bytes -= entry.event.payload.count
+                for name in storage.destinations.keys where !entry.doneBy.contains(name) {
+                    storage.destinations[name]?.pending -= 1
+                    storage.destinations[name]?.dropped += 1
+                }
                 dropped += 1
             }
             storage.totals.dropped += dropped
@@ -73,7 +100,9 @@ public final class InMemoryEventQueue: EventQueue {
         return storage.withLock { storage in
             var totals = storage.totals
             totals.accepted = accepted
-            return QueueDepth(events: storage.events.count, bytes: storage.bytes, buffered: buffered, totals: totals)
+            return QueueDepth(
+                events: storage.events.count, bytes: storage.bytes, buffered: buffered, totals: totals,
+                destinations: storage.destinations)
         }
     }
 
@@ -84,39 +113,80 @@ public final class InMemoryEventQueue: EventQueue {
         }
     }
 
-    public func peek(limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent] {
+    public func register(destination: String) async throws(StorageError) {
+        storage.withLock { $0.register(destination) }
+    }
+
+    public func peek(for destination: String, after: Int64?, limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent] {
         storage.withLock { storage in
+            storage.register(destination)
             var events: [QueuedEvent] = []
             var bytes = 0
-            for event in storage.events.prefix(max(1, limit)) {
-                if !events.isEmpty, bytes + event.payload.count > maxBytes { break }
-                bytes += event.payload.count
-                events.append(event)
+            for entry in storage.events where entry.event.sequence > after ?? 0 && !entry.doneBy.contains(destination) {
+                if events.count == max(1, limit) { break }
+                if !events.isEmpty, bytes + entry.event.payload.count > maxBytes { break }
+                bytes += entry.event.payload.count
+                events.append(entry.event)
+            }
+            if let first = events.first, let last = events.last {
+                let lease = storage.leases[destination].map { min($0.lowerBound, first.sequence)...max($0.upperBound, last.sequence) }
+                storage.leases[destination] = lease ?? first.sequence...last.sequence
             }
             return events
         }
     }
 
+    public func releaseLeases(for destination: String) {
+        storage.withLock { $0.leases[destination] = nil }
+    }
+
     public func settle(_ settlement: BatchSettlement) async throws(StorageError) {
-        let remove = Set(settlement.delivered)
+        let destination = settlement.record.destination
+        let delivered = Set(settlement.delivered)
+        let filtered = Set(settlement.filtered)
         let dead = Set(settlement.deadLetters.map(\.event.sequence))
         storage.withLock { storage in
-            var kept = Deque<QueuedEvent>()
-            for event in storage.events {
-                if remove.contains(event.sequence) {
-                    storage.totals.delivered += 1
-                    storage.bytes -= event.payload.count
-                } else if dead.contains(event.sequence) {
-                    storage.totals.deadLettered += 1
-                    storage.bytes -= event.payload.count
+            storage.register(destination)
+            var mine = storage.destinations[destination] ?? DestinationDepth()
+            var letters: [DeadLetter] = []
+            var kept = Deque<Entry>()
+            for var entry in storage.events {
+                let sequence = entry.event.sequence
+                if !entry.doneBy.contains(destination) {
+                    if delivered.contains(sequence) {
+                        mine.delivered += 1
+                    } else if filtered.contains(sequence) {
+                        mine.filtered += 1
+                    } else if dead.contains(sequence) {
+                        mine.deadLettered += 1
+                        entry.deadLettered = true
+                        letters.append(contentsOf: settlement.deadLetters.filter { $0.event.sequence == sequence })
+                    } else {
+                        kept.append(entry)
+                        continue
+                    }
+                    mine.pending -= 1
+                    entry.doneBy.insert(destination)
+                }
+                if storage.destinations.keys.allSatisfy({ $0 == destination || entry.doneBy.contains($0) }) {
+                    storage.bytes -= entry.event.payload.count
+                    if entry.deadLettered { storage.totals.deadLettered += 1 } else { storage.totals.delivered += 1 }
                 } else {
-                    kept.append(event)
+                    kept.append(entry)
                 }
             }
             storage.events = kept
-            storage.deadLetters.append(contentsOf: settlement.deadLetters)
+            storage.destinations[destination] = mine
+            storage.deadLetters.append(contentsOf: letters)
             storage.batches.append(settlement.record)
             if storage.batches.count > 1000 { storage.batches.removeFirst(storage.batches.count - 1000) }
+            if let lease = storage.leases[destination] {
+                if let through = settlement.through, through < lease.upperBound {
+                    storage.leases[destination] = max(lease.lowerBound, through + 1)...lease.upperBound
+                } else {
+                    storage.leases[destination] = nil
+                }
+            }
         }
         let depth = self.depth
         for listener in listeners.withLock({ $0 }) { listener(.settled(settlement, depth: depth)) }

@@ -61,8 +61,9 @@ public final class SQLiteEventQueue: EventQueue {
 
     private struct State {
         var stored: StoreSchema.State
-        /// The highest sequence handed out by `peek` and not yet settled (0: none).
-        var leasedThrough: Int64 = 0
+        var destinations: [String: StoreSchema.DestinationState] = [:]
+        /// Per destination, the sequences handed out by `peek` and not yet settled.
+        var leases: [String: ClosedRange<Int64>] = [:]
         var lastBatchID: Int64 = 0
         var droppedFromMemory = 0
         var fileIdentity: FileIdentity?
@@ -81,6 +82,7 @@ public final class SQLiteEventQueue: EventQueue {
         grdb.label = "beacon.queue"
         let pool: DatabasePool
         let stored: StoreSchema.State
+        let destinations: [String: StoreSchema.DestinationState]
         let lastBatchID: Int64
         do {
             pool = try DatabasePool(path: path, configuration: grdb)
@@ -90,14 +92,18 @@ public final class SQLiteEventQueue: EventQueue {
                 try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
             }
             try StoreSchema.migrator().migrate(pool)
-            (stored, lastBatchID) = try pool.read { db in
-                (try StoreSchema.State.read(db), try Int64.fetchOne(db, sql: "SELECT max(id) FROM batches") ?? 0)
+            (stored, destinations, lastBatchID) = try pool.read { db in
+                (
+                    try StoreSchema.State.read(db), try StoreSchema.DestinationState.readAll(db),
+                    try Int64.fetchOne(db, sql: "SELECT max(id) FROM batches") ?? 0
+                )
             }
         } catch {
             throw StorageError(error, path: path)
         }
         self.pool = pool
-        self.state = Mutex(State(stored: stored, lastBatchID: lastBatchID, fileIdentity: FileIdentity(path: path)))
+        self.state = Mutex(State(
+            stored: stored, destinations: destinations, lastBatchID: lastBatchID, fileIdentity: FileIdentity(path: path)))
         var bufferConfiguration = GroupCommitBuffer.Configuration()
         bufferConfiguration.capacity = configuration.memoryBufferCapacity
         bufferConfiguration.maxGroup = configuration.maxEventsPerTransaction
@@ -139,7 +145,9 @@ public final class SQLiteEventQueue: EventQueue {
             var totals = state.stored.totals
             totals.dropped += state.droppedFromMemory
             totals.accepted = accepted
-            return QueueDepth(events: state.stored.depth, bytes: state.stored.bytes, buffered: buffered, totals: totals)
+            return QueueDepth(
+                events: state.stored.depth, bytes: state.stored.bytes, buffered: buffered, totals: totals,
+                destinations: state.destinations.mapValues(\.depth))
         }
     }
 
@@ -154,67 +162,96 @@ public final class SQLiteEventQueue: EventQueue {
         }
     }
 
-    public func peek(limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent] {
+    public func register(destination: String) async throws(StorageError) {
+        guard state.withLock({ $0.destinations[destination] == nil }) else { return }
+        let result: Snapshot
+        do {
+            result = try await pool.write { db in
+                var snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
+                if snapshot.destinations[destination] == nil {
+                    snapshot.destinations[destination] = try Self.insertDestination(destination, depth: snapshot.stored.depth, db)
+                    self.logger.info("destination registered", metadata: [
+                        "destination": "\(destination)", "pending": "\(snapshot.stored.depth)",
+                    ])
+                }
+                return snapshot
+            }
+        } catch {
+            throw StorageError(error, path: location)
+        }
+        apply(result)
+    }
+
+    public func peek(for destination: String, after: Int64?, limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent] {
+        try await register(destination: destination)
+        let cursor = state.withLock { $0.destinations[destination]?.cursor ?? 0 }
+        let from = max(cursor, after ?? 0)
         let events: [QueuedEvent]
         do {
             events = try await pool.read { db in
                 var events: [QueuedEvent] = []
+                events.reserveCapacity(min(limit, 1000))
                 var bytes = 0
-                let rows = try Row.fetchCursor(
-                    db, sql: "SELECT seq, message_id, name, payload FROM events ORDER BY seq LIMIT ?",
-                    arguments: [max(1, limit)])
+                let statement = try db.cachedStatement(sql: """
+                    SELECT seq, message_id, name, payload FROM events
+                    WHERE seq > ? AND NOT EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq)
+                    ORDER BY seq LIMIT ?
+                    """)
+                let rows = try Row.fetchCursor(statement, arguments: [from, destination, max(1, limit)])
                 while let row = try rows.next() {
-                    let payload: Data = row[3]
+                    let payload = try row.withUnsafeData(atIndex: 3) { data in data.map { [UInt8]($0) } ?? [] }
                     if !events.isEmpty, bytes + payload.count > maxBytes { break }
                     bytes += payload.count
-                    events.append(QueuedEvent(sequence: row[0], messageId: row[1], name: row[2], payload: [UInt8](payload)))
+                    events.append(QueuedEvent(sequence: row[0], messageId: row[1], name: row[2], payload: payload))
                 }
                 return events
             }
         } catch {
             throw StorageError(error, path: location)
         }
-        if let last = events.last {
-            state.withLock { $0.leasedThrough = max($0.leasedThrough, last.sequence) }
+        if let first = events.first, let last = events.last {
+            state.withLock { state in
+                let lease = state.leases[destination].map { min($0.lowerBound, first.sequence)...max($0.upperBound, last.sequence) }
+                state.leases[destination] = lease ?? first.sequence...last.sequence
+            }
         }
         return events
     }
 
+    public func releaseLeases(for destination: String) {
+        state.withLock { $0.leases[destination] = nil }
+    }
+
     public func settle(_ settlement: BatchSettlement) async throws(StorageError) {
         let historyLimit = Int64(configuration.batchHistoryLimit)
-        let stored: StoreSchema.State
-        let order: UInt64
+        let destination = settlement.record.destination
+        let result: Snapshot
         do {
-            (stored, order) = try await pool.write { db in
-                var stored = try StoreSchema.State.read(db)
-                let order = self.nextTransactionOrder()
-                for range in SQLiteEventQueue.ranges(of: settlement.delivered) {
-                    let row = try Row.fetchOne(
-                        db, sql: "SELECT count(*), coalesce(sum(length(payload)), 0) FROM events WHERE seq BETWEEN ? AND ?",
-                        arguments: [range.lowerBound, range.upperBound])
-                    let (count, bytes): (Int, Int) = (row?[0] ?? 0, row?[1] ?? 0)
-                    try db.execute(
-                        sql: "DELETE FROM events WHERE seq BETWEEN ? AND ?", arguments: [range.lowerBound, range.upperBound])
-                    stored.depth -= count
-                    stored.bytes -= bytes
-                    stored.delivered += count
-                }
+            result = try await pool.write { db in
+                var snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
+                var mine = try snapshot.destinations[destination]
+                    ?? Self.insertDestination(destination, depth: snapshot.stored.depth, db)
+                let others = snapshot.destinations.values.filter { $0.name != destination }
+                let now = Timestamp.now().millisecondsSince1970
                 for letter in settlement.deadLetters {
-                    try db.execute(sql: "DELETE FROM events WHERE seq = ?", arguments: [letter.event.sequence])
-                    guard db.changesCount > 0 else { continue }
+                    guard try Self.isPending(letter.event.sequence, for: mine, db) else { continue }
                     try db.execute(
                         sql: """
-                            INSERT OR REPLACE INTO dead_letters (seq, message_id, name, payload, reason, destination, status, failed_at)
+                            INSERT OR REPLACE INTO dead_letters (seq, destination, message_id, name, payload, reason, status, failed_at)
                             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                             """,
                         arguments: [
-                            letter.event.sequence, letter.event.messageId, letter.event.name, Data(letter.event.payload),
-                            letter.reason, letter.destination, letter.status, letter.failedAt.millisecondsSince1970,
+                            letter.event.sequence, destination, letter.event.messageId, letter.event.name,
+                            Data(letter.event.payload), letter.reason, letter.status, letter.failedAt.millisecondsSince1970,
                         ])
-                    stored.depth -= 1
-                    stored.bytes -= letter.event.payload.count
-                    stored.deadLettered += 1
                 }
+                mine.delivered += try Self.markDone(settlement.delivered, by: &mine, others: others, stored: &snapshot.stored, db)
+                mine.filtered += try Self.markDone(settlement.filtered, by: &mine, others: others, stored: &snapshot.stored, db)
+                mine.deadLettered += try Self.markDone(
+                    settlement.deadLetters.map(\.event.sequence), by: &mine, others: others, stored: &snapshot.stored, db)
+                try Self.advanceCursor(of: &mine, nextSeq: snapshot.stored.nextSeq, db)
+                try mine.write(db)
+                snapshot.destinations[destination] = mine
                 let record = settlement.record
                 try db.execute(
                     sql: """
@@ -227,15 +264,136 @@ public final class SQLiteEventQueue: EventQueue {
                         record.outcome.rawValue, record.error,
                     ])
                 try db.execute(sql: "DELETE FROM batches WHERE id <= ?", arguments: [record.id - historyLimit])
-                try stored.write(db, now: Timestamp.now().millisecondsSince1970)
-                return (stored, order)
+                try snapshot.stored.write(db, now: now)
+                return snapshot
             }
         } catch {
             throw StorageError(error, path: location)
         }
-        apply(stored, order: order)
-        state.withLock { $0.leasedThrough = 0 }
+        apply(result)
+        state.withLock { state in
+            guard let lease = state.leases[destination] else { return }
+            if let through = settlement.through, through < lease.upperBound {
+                state.leases[destination] = max(lease.lowerBound, through + 1)...lease.upperBound
+            } else {
+                state.leases[destination] = nil
+            }
+        }
         notify(.settled(settlement, depth: self.depth))
+    }
+
+    // MARK: Destinations (inside write transactions)
+
+    /// Everything a write transaction reads and changes, applied to memory in the order
+    /// the transactions ran.
+    private struct Snapshot {
+        var stored: StoreSchema.State
+        var destinations: [String: StoreSchema.DestinationState]
+        var order: UInt64
+
+        static func read(_ db: Database, order: UInt64) throws -> Snapshot {
+            Snapshot(stored: try StoreSchema.State.read(db), destinations: try StoreSchema.DestinationState.readAll(db), order: order)
+        }
+    }
+
+    private static func insertDestination(_ name: String, depth: Int, _ db: Database) throws -> StoreSchema.DestinationState {
+        try db.execute(
+            sql: """
+                INSERT INTO destinations (name, cursor, pending, delivered, dead_lettered, filtered, dropped, registered_at)
+                VALUES (?, 0, ?, 0, 0, 0, 0, ?)
+                """,
+            arguments: [name, depth, Timestamp.now().millisecondsSince1970])
+        return StoreSchema.DestinationState(name: name, cursor: 0, pending: depth)
+    }
+
+    /// Whether `sequence` is queued and not yet done for `destination`.
+    private static func isPending(_ sequence: Int64, for destination: StoreSchema.DestinationState, _ db: Database) throws -> Bool {
+        guard sequence > destination.cursor else { return false }
+        return try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM events WHERE seq = ?)
+                    AND NOT EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = ?)
+                """,
+            arguments: [sequence, destination.name, sequence]) ?? false
+    }
+
+    /// Marks `sequences` done for `destination`: the events every other destination is
+    /// also done with leave the queue (counted as dead-lettered if any destination
+    /// dead-lettered them, else as delivered); the others are remembered as done for it.
+    /// Returns how many of them were pending for it.
+    private static func markDone(
+        _ sequences: [Int64], by destination: inout StoreSchema.DestinationState, others: [StoreSchema.DestinationState],
+        stored: inout StoreSchema.State, _ db: Database
+    ) throws -> Int {
+        guard !sequences.isEmpty else { return 0 }
+        var marked = 0
+        let doneByOthers = others.map { _ in
+            "(seq <= ? OR EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq))"
+        }.joined(separator: " AND ")
+        for range in ranges(of: sequences) {
+            let lower = max(range.lowerBound, destination.cursor + 1)
+            guard lower <= range.upperBound else { continue }
+            let bounds: StatementArguments = [lower, range.upperBound]
+            let mineArguments: StatementArguments = [destination.name]
+            let pending = try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*) FROM events WHERE seq BETWEEN ? AND ?
+                    AND NOT EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq)
+                    """,
+                arguments: bounds + mineArguments) ?? 0
+            guard pending > 0 else { continue }
+            marked += pending
+            destination.pending -= pending
+            var othersArguments = StatementArguments()
+            for other in others { othersArguments += [other.cursor, other.name] }
+            let deleted = try Row.fetchAll(
+                db,
+                sql: """
+                    DELETE FROM events WHERE seq BETWEEN ? AND ?\(others.isEmpty ? "" : " AND " + doneByOthers)
+                    RETURNING length(payload), EXISTS (SELECT 1 FROM dead_letters WHERE dead_letters.seq = events.seq)
+                    """,
+                arguments: bounds + othersArguments)
+            for row in deleted {
+                stored.depth -= 1
+                stored.bytes -= row[0] as Int
+                if row[1] as Bool { stored.deadLettered += 1 } else { stored.delivered += 1 }
+            }
+            if !others.isEmpty {
+                if !deleted.isEmpty {
+                    try db.execute(
+                        sql: """
+                            DELETE FROM destination_done WHERE seq BETWEEN ? AND ?
+                            AND NOT EXISTS (SELECT 1 FROM events WHERE seq = destination_done.seq)
+                            """,
+                        arguments: bounds)
+                }
+                if deleted.count < pending {
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO destination_done (destination, seq) SELECT ?, seq FROM events WHERE seq BETWEEN ? AND ?",
+                        arguments: mineArguments + bounds)
+                }
+            }
+        }
+        return marked
+    }
+
+    /// Moves a destination's cursor past every event it is done with at the head.
+    private static func advanceCursor(of destination: inout StoreSchema.DestinationState, nextSeq: Int64, _ db: Database) throws {
+        let firstPending = try Int64.fetchOne(
+            db,
+            sql: """
+                SELECT seq FROM events WHERE seq > ?
+                AND NOT EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq)
+                ORDER BY seq LIMIT 1
+                """,
+            arguments: [destination.cursor, destination.name])
+        let cursor = (firstPending ?? nextSeq) - 1
+        guard cursor > destination.cursor else { return }
+        destination.cursor = cursor
+        try db.execute(
+            sql: "DELETE FROM destination_done WHERE destination = ? AND seq <= ?", arguments: [destination.name, cursor])
     }
 
     public func deadLetters(limit: Int) async throws(StorageError) -> [DeadLetter] {
@@ -266,20 +424,18 @@ public final class SQLiteEventQueue: EventQueue {
 
     fileprivate func commit(_ group: [PendingEvent]) -> StorageError? {
         if let problem = checkFileIdentity() { return problem }
-        let leasedThrough = state.withLock { $0.leasedThrough }
+        let leases = state.withLock { Array($0.leases.values) }
         let limits = (events: configuration.maxQueuedEvents, bytes: configuration.maxQueuedBytes)
         var dropped = 0
-        let stored: StoreSchema.State
-        let order: UInt64
+        let result: Snapshot
         do {
-            (stored, order) = try pool.writeWithoutTransaction { db in
-                var stored = StoreSchema.State()
-                var order: UInt64 = 0
+            result = try pool.writeWithoutTransaction { db in
+                var snapshot = Snapshot(stored: StoreSchema.State(), destinations: [:], order: 0)
                 try db.inTransaction(.immediate) {
                     // Counters come from the store inside the transaction: a settle may have
                     // committed since this group was taken.
-                    stored = try StoreSchema.State.read(db)
-                    order = self.nextTransactionOrder()
+                    snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
+                    var stored = snapshot.stored
                     let insert = try db.cachedStatement(
                         sql: "INSERT INTO events (seq, message_id, name, payload, created_at) VALUES (?, ?, ?, ?, ?)")
                     for event in group {
@@ -293,19 +449,22 @@ public final class SQLiteEventQueue: EventQueue {
                         stored.bytes += event.payload.count
                     }
                     stored.committed += group.count
+                    for name in snapshot.destinations.keys { snapshot.destinations[name]?.pending += group.count }
                     if stored.depth > limits.events || stored.bytes > limits.bytes {
                         dropped = try SQLiteEventQueue.dropOldest(
-                            db, state: &stored, after: leasedThrough, limits: limits)
+                            db, state: &stored, destinations: &snapshot.destinations, leases: leases, limits: limits)
                     }
                     try stored.write(db, now: Timestamp.now().millisecondsSince1970)
+                    for destination in snapshot.destinations.values { try destination.write(db) }
+                    snapshot.stored = stored
                     return .commit
                 }
-                return (stored, order)
+                return snapshot
             }
         } catch {
             return StorageError(error, path: location)
         }
-        apply(stored, order: order)
+        apply(result)
         let depth = self.depth
         notify(.committed(count: group.count, depth: depth))
         if dropped > 0 {
@@ -325,32 +484,46 @@ public final class SQLiteEventQueue: EventQueue {
     }
 
     /// Copies a transaction's counters into memory unless a later one already did.
-    private func apply(_ stored: StoreSchema.State, order: UInt64) {
+    private func apply(_ snapshot: Snapshot) {
         state.withLock { state in
-            guard order > state.appliedTransaction else { return }
-            state.appliedTransaction = order
-            state.stored = stored
+            guard snapshot.order > state.appliedTransaction else { return }
+            state.appliedTransaction = snapshot.order
+            state.stored = snapshot.stored
+            state.destinations = snapshot.destinations
         }
     }
 
+    /// Drops the oldest events no destination is sending until the queue is within its
+    /// limits, and charges each drop to the destinations that did not have the event yet.
     private static func dropOldest(
-        _ db: Database, state: inout StoreSchema.State, after leasedThrough: Int64, limits: (events: Int, bytes: Int)
+        _ db: Database, state: inout StoreSchema.State, destinations: inout [String: StoreSchema.DestinationState],
+        leases: [ClosedRange<Int64>], limits: (events: Int, bytes: Int)
     ) throws -> Int {
-        let rows = try Row.fetchCursor(
-            db, sql: "SELECT seq, length(payload) FROM events WHERE seq > ? ORDER BY seq", arguments: [leasedThrough])
-        var lastSeq: Int64?
-        var dropped = 0
+        let rows = try Row.fetchCursor(db, sql: "SELECT seq, length(payload) FROM events ORDER BY seq")
+        var victims: [Int64] = []
         while state.depth > limits.events || state.bytes > limits.bytes, let row = try rows.next() {
-            lastSeq = row[0]
+            let sequence: Int64 = row[0]
+            if leases.contains(where: { $0.contains(sequence) }) { continue }
+            victims.append(sequence)
             state.depth -= 1
             state.bytes -= row[1] as Int
-            dropped += 1
         }
-        if let lastSeq {
-            try db.execute(sql: "DELETE FROM events WHERE seq > ? AND seq <= ?", arguments: [leasedThrough, lastSeq])
+        guard let first = victims.first, let last = victims.last else { return 0 }
+        for (name, destination) in destinations {
+            let done = Set(try Int64.fetchAll(
+                db, sql: "SELECT seq FROM destination_done WHERE destination = ? AND seq BETWEEN ? AND ?",
+                arguments: [name, first, last]))
+            let lost = victims.count { $0 > destination.cursor && !done.contains($0) }
+            destinations[name]?.pending -= lost
+            destinations[name]?.dropped += lost
         }
-        state.dropped += dropped
-        return dropped
+        for range in ranges(of: victims) {
+            try db.execute(sql: "DELETE FROM events WHERE seq BETWEEN ? AND ?", arguments: [range.lowerBound, range.upperBound])
+            try db.execute(
+                sql: "DELETE FROM destination_done WHERE seq BETWEEN ? AND ?", arguments: [range.lowerBound, range.upperBound])
+        }
+        state.dropped += victims.count
+        return victims.count
     }
 
     private func droppedFromMemory(_ count: Int) {
@@ -391,7 +564,7 @@ public final class SQLiteEventQueue: EventQueue {
     static func readDeadLetters(_ db: Database, limit: Int) throws -> [DeadLetter] {
         try Row.fetchAll(
             db,
-            sql: "SELECT seq, message_id, name, payload, reason, destination, status, failed_at FROM dead_letters ORDER BY failed_at DESC, seq DESC LIMIT ?",
+            sql: "SELECT seq, message_id, name, payload, reason, destination, status, failed_at FROM dead_letters ORDER BY failed_at DESC, seq DESC, destination LIMIT ?",
             arguments: [limit]
         ).map { row in
             let payload: Data = row[3]

@@ -166,7 +166,7 @@ public struct StoreSnapshotBuilder: Sendable {
             case .sent: current.totals.batchesSent += 1
             case .retry: current.totals.retried += 1
             case .split: current.totals.split += 1
-            case .deadLettered, .paused: break
+            case .deadLettered, .paused, .filtered: break
             }
         }
         if let newest = batches.map(\.id).max() { newestBatchID = max(newest, newestBatchID ?? newest) }

@@ -79,7 +79,86 @@ enum StoreSchema {
                 CREATE INDEX sync_links_target ON sync_links (target_collection, target_id);
                 """)
         }
+        migrator.registerMigration("v3-destinations") { db in
+            // Several destinations over one queue. Each has a cursor (every event with
+            // seq <= cursor is done for it: delivered, dead-lettered or filtered out), the
+            // events above its cursor that it is already done with, and its counters.
+            // An event leaves `events` once every registered destination is done with it.
+            // Dead letters are per destination: the same event may be refused by two.
+            try db.execute(sql: """
+                CREATE TABLE destinations (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    cursor INTEGER NOT NULL,
+                    pending INTEGER NOT NULL,
+                    delivered INTEGER NOT NULL,
+                    dead_lettered INTEGER NOT NULL,
+                    filtered INTEGER NOT NULL,
+                    dropped INTEGER NOT NULL,
+                    registered_at INTEGER NOT NULL
+                );
+                CREATE TABLE destination_done (
+                    destination TEXT NOT NULL,
+                    seq INTEGER NOT NULL,
+                    PRIMARY KEY (destination, seq)
+                ) WITHOUT ROWID;
+                CREATE INDEX destination_done_seq ON destination_done (seq);
+                CREATE TABLE dead_letters_v3 (
+                    seq INTEGER NOT NULL,
+                    destination TEXT NOT NULL,
+                    message_id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    payload BLOB NOT NULL,
+                    reason TEXT NOT NULL,
+                    status INTEGER,
+                    failed_at INTEGER NOT NULL,
+                    PRIMARY KEY (seq, destination)
+                );
+                INSERT INTO dead_letters_v3 (seq, destination, message_id, name, payload, reason, status, failed_at)
+                    SELECT seq, destination, message_id, name, payload, reason, status, failed_at FROM dead_letters;
+                DROP TABLE dead_letters;
+                ALTER TABLE dead_letters_v3 RENAME TO dead_letters;
+                """)
+        }
         return migrator
+    }
+
+    /// One destination's row in `destinations`.
+    struct DestinationState: Sendable, Hashable {
+        var name: String
+        /// Every event with `seq <= cursor` is done for this destination.
+        var cursor: Int64 = 0
+        /// Events queued and not done for it.
+        var pending: Int = 0
+        var delivered: Int = 0
+        var deadLettered: Int = 0
+        var filtered: Int = 0
+        var dropped: Int = 0
+
+        static func readAll(_ db: Database) throws -> [String: DestinationState] {
+            var all: [String: DestinationState] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT name, cursor, pending, delivered, dead_lettered, filtered, dropped FROM destinations")
+            while let row = try rows.next() {
+                let state = DestinationState(
+                    name: row[0], cursor: row[1], pending: row[2], delivered: row[3], deadLettered: row[4],
+                    filtered: row[5], dropped: row[6])
+                all[state.name] = state
+            }
+            return all
+        }
+
+        func write(_ db: Database) throws {
+            let statement = try db.cachedStatement(sql: """
+                UPDATE destinations SET cursor = ?, pending = ?, delivered = ?, dead_lettered = ?, filtered = ?, dropped = ?
+                WHERE name = ?
+                """)
+            statement.setUncheckedArguments([cursor, pending, delivered, deadLettered, filtered, dropped, name])
+            try statement.execute()
+        }
+
+        var depth: DestinationDepth {
+            DestinationDepth(pending: pending, delivered: delivered, deadLettered: deadLettered, filtered: filtered, dropped: dropped)
+        }
     }
 
     /// The persisted counters.

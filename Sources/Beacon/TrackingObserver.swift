@@ -128,7 +128,7 @@ public actor TrackingObserver {
                 current.latency = Self.percentiles(latencies)
             case .retry: current.totals.retried += 1
             case .split: current.totals.split += 1
-            case .deadLettered, .paused: break
+            case .deadLettered, .paused, .filtered: break
             }
             if let error = record.error { current.lastError = error }
             current.recentBatches = Array(batches)
@@ -199,8 +199,8 @@ public actor TrackingObserver {
         current.totals.deadLettered = depth.totals.deadLettered
         current.totals.dropped = depth.totals.dropped
         if current.storageProblem != nil { current.storageProblem?.bufferedEvents = depth.buffered }
-        for index in current.destinations.indices where current.destinations.count == 1 {
-            current.destinations[index].depth = depth.events
+        for index in current.destinations.indices {
+            current.destinations[index].depth = depth.pending(for: current.destinations[index].name)
         }
     }
 

@@ -79,5 +79,6 @@ func outcomeStyle(_ outcome: BatchOutcome) -> Style {
     case .retry: return .warn
     case .split: return .accent
     case .deadLettered, .paused: return .error
+    case .filtered: return .dim
     }
 }

@@ -94,7 +94,7 @@ struct DemoSession {
     ) async {
         generatorTask.cancel()
         generator.finish()
-        await engine.batcher.beginShutdown()
+        await engine.beginShutdown()
         if await !DemoWait.finished(engineTask, within: finalFlushTimeout + .seconds(1)) {
             engineTask.cancel()
             _ = await DemoWait.finished(engineTask, within: .seconds(1))

@@ -38,10 +38,13 @@ final class TimedQueue: EventQueue, @unchecked Sendable {
     func deadLetters(limit: Int) async throws(StorageError) -> [DeadLetter] { try await inner.deadLetters(limit: limit) }
     func addListener(_ listener: @escaping @Sendable (QueueEvent) -> Void) { inner.addListener(listener) }
 
-    func peek(limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent] {
+    func register(destination: String) async throws(StorageError) { try await inner.register(destination: destination) }
+    func releaseLeases(for destination: String) { inner.releaseLeases(for: destination) }
+
+    func peek(for destination: String, after: Int64?, limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent] {
         let start = ContinuousClock.now
         defer { peekTimer.record(start) }
-        return try await inner.peek(limit: limit, maxBytes: maxBytes)
+        return try await inner.peek(for: destination, after: after, limit: limit, maxBytes: maxBytes)
     }
 
     func settle(_ settlement: BatchSettlement) async throws(StorageError) {

@@ -74,7 +74,8 @@ struct SQLiteQueueTests {
         #expect(try await queue.deadLetters(limit: 5).map(\.event.sequence) == [4])
         let reopened = try SQLiteEventQueue(path: path)
         #expect(reopened.depth == QueueDepth(events: 6, bytes: 6 * size, buffered: 0, totals: QueueTotals(
-            accepted: 0, committed: 10, delivered: 3, deadLettered: 1, dropped: 0)))
+            accepted: 0, committed: 10, delivered: 3, deadLettered: 1, dropped: 0),
+            destinations: ["default": DestinationDepth(pending: 6, delivered: 3, deadLettered: 1)]))
         #expect(reopened.makeBatchID() == record.id + 1)
     }
 
@@ -210,7 +211,7 @@ struct SQLiteQueueCounterTests {
                     let batch = try await queue.peek(limit: 50, maxBytes: .max)
                     guard !batch.isEmpty else { continue }
                     let record = BatchRecord(
-                        id: queue.makeBatchID(), destination: "d", startedAt: .now(), duration: .zero, events: batch.count,
+                        id: queue.makeBatchID(), destination: Destination.defaultName, startedAt: .now(), duration: .zero, events: batch.count,
                         bytes: 0, attempt: 1, status: 200, outcome: .sent, error: nil)
                     try await queue.settle(BatchSettlement(record: record, delivered: batch.map(\.sequence)))
                     settled += batch.count
