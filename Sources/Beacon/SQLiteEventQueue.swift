@@ -348,20 +348,25 @@ public final class SQLiteEventQueue: EventQueue {
             destination.pending -= pending
             var othersArguments = StatementArguments()
             for other in others { othersArguments += [other.cursor, other.name] }
-            let deleted = try Row.fetchAll(
+            let leaving = "FROM events WHERE seq BETWEEN ? AND ?" + (others.isEmpty ? "" : " AND " + doneByOthers)
+            let row = try Row.fetchOne(
                 db,
                 sql: """
-                    DELETE FROM events WHERE seq BETWEEN ? AND ?\(others.isEmpty ? "" : " AND " + doneByOthers)
-                    RETURNING length(payload), EXISTS (SELECT 1 FROM dead_letters WHERE dead_letters.seq = events.seq)
+                    SELECT count(*), coalesce(sum(length(payload)), 0),
+                        coalesce(sum(EXISTS (SELECT 1 FROM dead_letters WHERE dead_letters.seq = events.seq)), 0)
+                    \(leaving)
                     """,
                 arguments: bounds + othersArguments)
-            for row in deleted {
-                stored.depth -= 1
-                stored.bytes -= row[0] as Int
-                if row[1] as Bool { stored.deadLettered += 1 } else { stored.delivered += 1 }
+            let (deleted, bytes, deadLettered): (Int, Int, Int) = (row?[0] ?? 0, row?[1] ?? 0, row?[2] ?? 0)
+            if deleted > 0 {
+                try db.execute(sql: "DELETE " + leaving, arguments: bounds + othersArguments)
+                stored.depth -= deleted
+                stored.bytes -= bytes
+                stored.deadLettered += deadLettered
+                stored.delivered += deleted - deadLettered
             }
             if !others.isEmpty {
-                if !deleted.isEmpty {
+                if deleted > 0 {
                     try db.execute(
                         sql: """
                             DELETE FROM destination_done WHERE seq BETWEEN ? AND ?
@@ -369,7 +374,7 @@ public final class SQLiteEventQueue: EventQueue {
                             """,
                         arguments: bounds)
                 }
-                if deleted.count < pending {
+                if deleted < pending {
                     try db.execute(
                         sql: "INSERT OR IGNORE INTO destination_done (destination, seq) SELECT ?, seq FROM events WHERE seq BETWEEN ? AND ?",
                         arguments: mineArguments + bounds)
