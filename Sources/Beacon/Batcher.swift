@@ -65,8 +65,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     private let wentOffline = Flag()
     private var shuttingDown = false
     private var lastError: String?
-    /// The batch after the one in flight, read while it was sent.
-    private var readAhead: [QueuedEvent]?
+    /// The batch after the one in flight, read and prepared while it was sent.
+    private var readAhead: NextBatch?
     /// The settle of the last delivered batch, running while the next one is sent.
     private var settling: Task<Void, Never>?
 
@@ -164,6 +164,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             if current.isOffline {
                 if !wasOffline { wasOffline = true; reportDestination() }
                 cancelTimer()
+                await dropReadAhead()
                 return
             }
             if wentOffline.lower() { wasOffline = true }
@@ -212,12 +213,13 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// Sends the next batch. Returns `false` when there was nothing to send.
     private func sendOne(settings: EngineSettings) async -> Bool {
         let limit = min(settings.batchSize, splitLimit ?? .max)
-        var events: [QueuedEvent]
-        if let ahead = readAhead, !ahead.isEmpty {
-            events = ahead
+        let next: NextBatch
+        if let ahead = readAhead {
+            next = ahead
         } else {
             // From the head: the settle under way must land first, or its events come again.
             await finishSettling()
+            let events: [QueuedEvent]
             do {
                 events = try await queue.peek(for: destination.name, after: nil, limit: limit, maxBytes: settings.maxBatchBytes)
             } catch {
@@ -228,12 +230,16 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
                 armTimer(backoffUntil!)
                 return true
             }
+            guard let batch = makeBatch(events, attempt: failures + 1, prepare: false) else { return false }
+            next = batch
         }
         readAhead = nil
-        guard let last = events.last else { return false }
+        let events = next.events
+        let outgoing = next.batch.events
+        let filtered = next.filtered
+        let batch = next.batch
+        let last = next.last
 
-        let (outgoing, filtered) = enrich(events)
-        let batch = OutgoingBatch(id: queue.makeBatchID(), events: outgoing, attempt: failures + 1)
         let bytes = batch.eventBytes
         var record = BatchRecord(
             id: batch.id, destination: destination.name, startedAt: Timestamp.now(), duration: .zero, events: events.count,
@@ -241,7 +247,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         guard !outgoing.isEmpty else {
             record.outcome = .filtered
             record.error = "all \(events.count) events filtered out by the destination's enrichment"
-            schedule(BatchSettlement(record: record, filtered: filtered, through: last.sequence), readAheadKept: true)
+            schedule(BatchSettlement(record: record, filtered: filtered, through: last), readAheadKept: true)
             return true
         }
 
@@ -250,13 +256,13 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         let start = clock.now
         let sender = destination.sender
         async let sent = sender.send(batch)
-        let ahead = await readNext(after: last.sequence, limit: limit, settings: settings)
+        let ahead = await readNext(after: last, limit: limit, settings: settings)
         let result = await sent
         record.duration = start.duration(to: clock.now)
         record.status = result.status
         let decision = DeliveryPlanner.decide(result, batch: batch, failures: failures, retryPolicy: retryPolicy, random: random())
 
-        var settlement = BatchSettlement(record: record, filtered: filtered, through: last.sequence)
+        var settlement = BatchSettlement(record: record, filtered: filtered, through: last)
         switch decision {
         case .delivered:
             settlement.delivered = outgoing.map(\.sequence)
@@ -312,6 +318,28 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         return true
     }
 
+    /// A batch ready to go: the events read, what the enrichment made of them.
+    private struct NextBatch {
+        /// The events as read from the queue.
+        var events: [QueuedEvent]
+        /// What goes to the sender (enriched, maybe prepared).
+        var batch: OutgoingBatch
+        /// Events the enrichment filtered out.
+        var filtered: [Int64]
+        /// The last sequence read.
+        var last: Int64
+    }
+
+    /// Enriches `events` into a batch (`nil` when there are none), prepared by the sender
+    /// when `prepare` is set.
+    private func makeBatch(_ events: [QueuedEvent], attempt: Int, prepare: Bool) -> NextBatch? {
+        guard let last = events.last?.sequence else { return nil }
+        let (send, filtered) = enrich(events)
+        var batch = OutgoingBatch(id: queue.makeBatchID(), events: send, attempt: attempt)
+        if prepare, !send.isEmpty { batch = destination.sender.prepare(batch) }
+        return NextBatch(events: events, batch: batch, filtered: filtered, last: last)
+    }
+
     /// The events to send after the destination's enrichment, and those it filtered out.
     private func enrich(_ events: [QueuedEvent]) -> (send: [QueuedEvent], filtered: [Int64]) {
         guard !destination.enrichment.isEmpty else { return (events, []) }
@@ -332,11 +360,12 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         return (send, filtered)
     }
 
-    /// Reads the batch after `sequence` while the current one is in flight. A failure
-    /// only costs the overlap: the next batch is then read from the head.
-    private func readNext(after sequence: Int64, limit: Int, settings: EngineSettings) async -> [QueuedEvent]? {
+    /// Reads and prepares the batch after `sequence` while the current one is in flight.
+    /// A failure only costs the overlap: the next batch is then read from the head.
+    private func readNext(after sequence: Int64, limit: Int, settings: EngineSettings) async -> NextBatch? {
         do {
-            return try await queue.peek(for: destination.name, after: sequence, limit: limit, maxBytes: settings.maxBatchBytes)
+            let events = try await queue.peek(for: destination.name, after: sequence, limit: limit, maxBytes: settings.maxBatchBytes)
+            return makeBatch(events, attempt: 1, prepare: true)
         } catch {
             logger.debug("reading ahead failed", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
             return nil
@@ -351,6 +380,15 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             await previous?.value
             await self.settle(settlement, releasingLeases: !readAheadKept)
         }
+    }
+
+    /// Forgets the batch read ahead (its `sentAt` would go stale while sending waits):
+    /// it is read again from the head.
+    private func dropReadAhead() async {
+        guard readAhead != nil else { return }
+        readAhead = nil
+        await finishSettling()
+        queue.releaseLeases(for: destination.name)
     }
 
     /// Waits for the settles under way.
@@ -406,7 +444,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     }
 
     private func drainUntilEmpty(settings: EngineSettings) async {
-        while !Task.isCancelled, pending > 0 || readAhead?.isEmpty == false, backoffUntil == nil, pausedReason == nil {
+        while !Task.isCancelled, pending > 0 || readAhead != nil, backoffUntil == nil, pausedReason == nil {
             guard await sendOne(settings: settings) else { break }
         }
         await finishSettling()

@@ -12,6 +12,15 @@ public protocol EventSender: Sendable {
 
     /// Sends one batch. Called with at most one batch in flight per destination.
     func send(_ batch: OutgoingBatch) async -> SendResult
+
+    /// Does the CPU work of sending ahead of time (encoding, compression), so that it
+    /// overlaps the request in flight. The batcher calls it for the batch it reads
+    /// ahead; `send` then uses what it prepared. The default prepares nothing.
+    func prepare(_ batch: OutgoingBatch) -> OutgoingBatch
+}
+
+extension EventSender {
+    public func prepare(_ batch: OutgoingBatch) -> OutgoingBatch { batch }
 }
 
 /// A batch on its way out: events read from the queue, in queue order.
@@ -22,6 +31,8 @@ public struct OutgoingBatch: Sendable, Hashable {
     public var events: [QueuedEvent]
     /// 1 for the first try of these events, then 2, 3, ...
     public var attempt: Int
+    /// The request body a sender encoded ahead of time (see ``EventSender/prepare(_:)``).
+    public var preparedBody: PreparedBody?
 
     public init(id: Int64, events: [QueuedEvent], attempt: Int) {
         self.id = id
@@ -35,6 +46,19 @@ public struct OutgoingBatch: Sendable, Hashable {
     /// The Segment-compatible request body for these events.
     public func body(sentAt: Timestamp = .now(), writeKey: String? = nil) -> [UInt8] {
         Batch.body(encodedEvents: events.lazy.map(\.payload), sentAt: sentAt, writeKey: writeKey)
+    }
+}
+
+/// A request body encoded ahead of time by a sender, for that sender.
+public struct PreparedBody: Sendable, Hashable {
+    /// The bytes to send.
+    public var bytes: [UInt8]
+    /// Whether they are gzipped.
+    public var gzipped: Bool
+
+    public init(bytes: [UInt8], gzipped: Bool) {
+        self.bytes = bytes
+        self.gzipped = gzipped
     }
 }
 

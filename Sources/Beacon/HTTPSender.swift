@@ -75,7 +75,7 @@ public final class HTTPSender: EventSender {
     /// (the result is then `.retryable` with reason "send cancelled").
     public func send(_ batch: OutgoingBatch) async -> SendResult {
         let started = ContinuousClock.now
-        let (body, gzipped) = encodedBody(for: batch)
+        let (body, gzipped) = batch.preparedBody.map { (Data($0.bytes), $0.gzipped) } ?? encodedBody(for: batch)
         let request = makeRequest(gzipped: gzipped)
         let exchange = await HTTPExchange.perform(request, body: body, session: session, deadline: configuration.requestTimeout)
         let result: SendResult
@@ -92,18 +92,32 @@ public final class HTTPSender: EventSender {
         return result
     }
 
+    /// Encodes and compresses the body now, while another batch is in flight. Its
+    /// `sentAt` is taken now: a few milliseconds before the request goes.
+    public func prepare(_ batch: OutgoingBatch) -> OutgoingBatch {
+        var prepared = batch
+        let (bytes, gzipped) = encodedBytes(for: batch)
+        prepared.preparedBody = PreparedBody(bytes: bytes, gzipped: gzipped)
+        return prepared
+    }
+
     /// The request body, gzipped when configured; plain JSON if compression fails, so the
     /// events still go out.
     private func encodedBody(for batch: OutgoingBatch) -> (Data, gzipped: Bool) {
+        let (bytes, gzipped) = encodedBytes(for: batch)
+        return (Data(bytes), gzipped)
+    }
+
+    private func encodedBytes(for batch: OutgoingBatch) -> ([UInt8], gzipped: Bool) {
         let json = batch.body(sentAt: now())
-        guard configuration.gzip else { return (Data(json), false) }
+        guard configuration.gzip else { return (json, false) }
         do {
-            return (Data(try Gzip.compress(json, level: configuration.gzipLevel)), true)
+            return (try Gzip.compress(json, level: configuration.gzipLevel), true)
         } catch {
             logger.error("gzip failed; sending the batch uncompressed", metadata: [
                 "batch_id": "\(batch.id)", "destination": "\(endpointDescription)", "error": "\(error)",
             ])
-            return (Data(json), false)
+            return (json, false)
         }
     }
 

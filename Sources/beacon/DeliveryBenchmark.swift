@@ -119,6 +119,8 @@ final class WireMeter: EventSender, @unchecked Sendable {
 
     let sendTimer = StageTimer()
 
+    func prepare(_ batch: OutgoingBatch) -> OutgoingBatch { inner.prepare(batch) }
+
     func send(_ batch: OutgoingBatch) async -> SendResult {
         let start = ContinuousClock.now
         let result = await inner.send(batch)
