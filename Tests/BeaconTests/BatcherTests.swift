@@ -161,6 +161,30 @@ struct BatcherTests {
         }
     }
 
+    /// The batch after the one in flight is read ahead; when the send fails, that batch is
+    /// dropped and the retry starts again where the failure was, in queue order.
+    @Test func aFailedSendDropsTheBatchReadAheadAndTheRetryResumesInOrder() async throws {
+        let sender = RecordingSender { _, call in
+            call == 1 ? SendResult(.retryable(reason: "HTTP 503", retryAfter: nil), status: 503) : SendResult(.delivered, status: 200)
+        }
+        let (engine, _) = makeEngine(policy: .manual, batchSize: 10, sender: sender)
+        try await running(engine) {
+            try await track(engine, 35)
+            await engine.flush()
+            _ = await sender.waitForSends(2)
+            await clock.waitForSleepers(1)
+            clock.advanceToNextDeadline()
+            await waitUntilEmpty(engine)
+            let batches = sender.batches
+            let sent: [[Int64]] = batches.map { $0.events.map(\.sequence) }
+            let expected: [[Int64]] = [Array(1...10), Array(11...20), Array(11...20), Array(21...30), Array(31...35)]
+            #expect(sent == expected)
+            #expect(batches.map(\.attempt) == [1, 1, 2, 1, 1])
+            #expect(Set(batches.map(\.id)).count == 5, "each send is its own batch in the history")
+            #expect(engine.queue.depth.destinations["default"] == DestinationDepth(pending: 0, delivered: 35))
+        }
+    }
+
     @Test func retryAfterIsRespected() async throws {
         let sender = RecordingSender { _, call in
             call == 0 ? SendResult(.retryable(reason: "HTTP 429", retryAfter: .seconds(7)), status: 429) : SendResult(.delivered, status: 200)
