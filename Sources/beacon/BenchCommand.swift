@@ -140,9 +140,9 @@ struct BenchCommand: AsyncParsableCommand {
         let benchmark = DeliveryBenchmark(directory: directory)
         var times: [Double] = []
         for run in 1...runs {
-            let elapsed = try await benchmark.firstToLast(events: 10_000, batchSize: 100, run: run)
+            let (elapsed, stages) = try await benchmark.firstToLast(events: 10_000, batchSize: 100, run: run)
             times.append(elapsed.benchSeconds)
-            Output.error("bench: latency run \(run)/\(runs): \(round2(elapsed.benchSeconds * 1000)) ms")
+            Output.error("bench: latency run \(run)/\(runs): \(round2(elapsed.benchSeconds * 1000)) ms; per batch \(stages.text)")
         }
         let median = BenchmarkStatistics.median(times)
         if json {

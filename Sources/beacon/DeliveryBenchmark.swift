@@ -52,13 +52,13 @@ struct DeliveryBenchmark {
 
     /// Time from the first `track` to the last of `events` stored, at `batchSize`, with
     /// the policy "count batchSize or 20 ms" (the tail of fewer than a batch goes on the clock).
-    func firstToLast(events: Int, batchSize: Int, run: Int) async throws -> Duration {
+    func firstToLast(events: Int, batchSize: Int, run: Int) async throws -> (elapsed: Duration, stages: DrainStages) {
         let path = "\(directory)/latency-\(run).sqlite"
         defer { EnqueueBenchmark.remove(path) }
-        let queue = try SQLiteEventQueue(path: path, logger: logger)
+        let queue = TimedQueue(try SQLiteEventQueue(path: path, logger: logger))
         return try await withCollector { collector, port in
-            let sender = HTTPSender(
-                configuration: try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(port)", writeKey: nil), logger: logger)
+            let sender = WireMeter(HTTPSender(
+                configuration: try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(port)", writeKey: nil), logger: logger))
             let engine = BeaconEngine(
                 queue: queue, destination: Destination(sender: sender),
                 settings: EngineSettings(policy: .any([.count(batchSize), .interval(.milliseconds(20))]), batchSize: batchSize),
@@ -74,7 +74,10 @@ struct DeliveryBenchmark {
             }
             let stored = try await collector.storedCount()
             guard stored == events else { throw CLIError.runtime("latency benchmark: collector stored \(stored) of \(events)") }
-            return elapsed
+            let stages = DrainStages(
+                peekMilliseconds: queue.peekTimer.medianMilliseconds, sendMilliseconds: sender.sendTimer.medianMilliseconds,
+                settleMilliseconds: queue.settleTimer.medianMilliseconds)
+            return (elapsed, stages)
         }
     }
 
