@@ -235,12 +235,12 @@ public final class SQLiteEventQueue: EventQueue {
                 let now = Timestamp.now().millisecondsSince1970
                 for letter in settlement.deadLetters {
                     guard try Self.isPending(letter.event.sequence, for: mine, db) else { continue }
-                    try db.execute(
-                        sql: """
+                    try db.run(
+                        """
                             INSERT OR REPLACE INTO dead_letters (seq, destination, message_id, name, payload, reason, status, failed_at)
                             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                             """,
-                        arguments: [
+                        [
                             letter.event.sequence, destination, letter.event.messageId, letter.event.name,
                             Data(letter.event.payload), letter.reason, letter.status, letter.failedAt.millisecondsSince1970,
                         ])
@@ -253,17 +253,17 @@ public final class SQLiteEventQueue: EventQueue {
                 try mine.write(db)
                 snapshot.destinations[destination] = mine
                 let record = settlement.record
-                try db.execute(
-                    sql: """
+                try db.run(
+                    """
                         INSERT OR REPLACE INTO batches (id, destination, started_at, duration_us, events, bytes, attempt, status, outcome, error)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
-                    arguments: [
+                    [
                         record.id, record.destination, record.startedAt.millisecondsSince1970,
                         record.duration.microseconds, record.events, record.bytes, record.attempt, record.status,
                         record.outcome.rawValue, record.error,
                     ])
-                try db.execute(sql: "DELETE FROM batches WHERE id <= ?", arguments: [record.id - historyLimit])
+                try db.run("DELETE FROM batches WHERE id <= ?", [record.id - historyLimit])
                 try snapshot.stored.write(db, now: now)
                 return snapshot
             }
@@ -310,11 +310,10 @@ public final class SQLiteEventQueue: EventQueue {
     private static func isPending(_ sequence: Int64, for destination: StoreSchema.DestinationState, _ db: Database) throws -> Bool {
         guard sequence > destination.cursor else { return false }
         return try Bool.fetchOne(
-            db,
-            sql: """
+            db.cachedStatement(sql: """
                 SELECT EXISTS (SELECT 1 FROM events WHERE seq = ?)
                     AND NOT EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = ?)
-                """,
+                """),
             arguments: [sequence, destination.name, sequence]) ?? false
     }
 
@@ -337,11 +336,10 @@ public final class SQLiteEventQueue: EventQueue {
             let bounds: StatementArguments = [lower, range.upperBound]
             let mineArguments: StatementArguments = [destination.name]
             let pending = try Int.fetchOne(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT count(*) FROM events WHERE seq BETWEEN ? AND ?
                     AND NOT EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq)
-                    """,
+                    """),
                 arguments: bounds + mineArguments) ?? 0
             guard pending > 0 else { continue }
             marked += pending
@@ -350,16 +348,15 @@ public final class SQLiteEventQueue: EventQueue {
             for other in others { othersArguments += [other.cursor, other.name] }
             let leaving = "FROM events WHERE seq BETWEEN ? AND ?" + (others.isEmpty ? "" : " AND " + doneByOthers)
             let row = try Row.fetchOne(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT count(*), coalesce(sum(length(payload)), 0),
                         coalesce(sum(EXISTS (SELECT 1 FROM dead_letters WHERE dead_letters.seq = events.seq)), 0)
                     \(leaving)
-                    """,
+                    """),
                 arguments: bounds + othersArguments)
             let (deleted, bytes, deadLettered): (Int, Int, Int) = (row?[0] ?? 0, row?[1] ?? 0, row?[2] ?? 0)
             if deleted > 0 {
-                try db.execute(sql: "DELETE " + leaving, arguments: bounds + othersArguments)
+                try db.run("DELETE " + leaving, bounds + othersArguments)
                 stored.depth -= deleted
                 stored.bytes -= bytes
                 stored.deadLettered += deadLettered
@@ -367,17 +364,17 @@ public final class SQLiteEventQueue: EventQueue {
             }
             if !others.isEmpty {
                 if deleted > 0 {
-                    try db.execute(
-                        sql: """
+                    try db.run(
+                        """
                             DELETE FROM destination_done WHERE seq BETWEEN ? AND ?
                             AND NOT EXISTS (SELECT 1 FROM events WHERE seq = destination_done.seq)
                             """,
-                        arguments: bounds)
+                        bounds)
                 }
                 if deleted < pending {
-                    try db.execute(
-                        sql: "INSERT OR IGNORE INTO destination_done (destination, seq) SELECT ?, seq FROM events WHERE seq BETWEEN ? AND ?",
-                        arguments: mineArguments + bounds)
+                    try db.run(
+                        "INSERT OR IGNORE INTO destination_done (destination, seq) SELECT ?, seq FROM events WHERE seq BETWEEN ? AND ?",
+                        mineArguments + bounds)
                 }
             }
         }
@@ -387,18 +384,16 @@ public final class SQLiteEventQueue: EventQueue {
     /// Moves a destination's cursor past every event it is done with at the head.
     private static func advanceCursor(of destination: inout StoreSchema.DestinationState, nextSeq: Int64, _ db: Database) throws {
         let firstPending = try Int64.fetchOne(
-            db,
-            sql: """
+            db.cachedStatement(sql: """
                 SELECT seq FROM events WHERE seq > ?
                 AND NOT EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq)
                 ORDER BY seq LIMIT 1
-                """,
+                """),
             arguments: [destination.cursor, destination.name])
         let cursor = (firstPending ?? nextSeq) - 1
         guard cursor > destination.cursor else { return }
         destination.cursor = cursor
-        try db.execute(
-            sql: "DELETE FROM destination_done WHERE destination = ? AND seq <= ?", arguments: [destination.name, cursor])
+        try db.run("DELETE FROM destination_done WHERE destination = ? AND seq <= ?", [destination.name, cursor])
     }
 
     public func deadLetters(limit: Int) async throws(StorageError) -> [DeadLetter] {
@@ -631,5 +626,12 @@ extension Duration {
     var microseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+    }
+}
+
+extension Database {
+    /// Runs a statement compiled once per connection: for the queue's hot paths.
+    fileprivate func run(_ sql: String, _ arguments: StatementArguments = []) throws {
+        try cachedStatement(sql: sql).execute(arguments: arguments)
     }
 }

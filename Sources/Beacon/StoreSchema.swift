@@ -137,7 +137,7 @@ enum StoreSchema {
         static func readAll(_ db: Database) throws -> [String: DestinationState] {
             var all: [String: DestinationState] = [:]
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT name, cursor, pending, delivered, dead_lettered, filtered, dropped FROM destinations")
+                db.cachedStatement(sql: "SELECT name, cursor, pending, delivered, dead_lettered, filtered, dropped FROM destinations"))
             while let row = try rows.next() {
                 let state = DestinationState(
                     name: row[0], cursor: row[1], pending: row[2], delivered: row[3], deadLettered: row[4],
@@ -173,8 +173,7 @@ enum StoreSchema {
 
         static func read(_ db: Database) throws -> State {
             guard let row = try Row.fetchOne(
-                db,
-                sql: "SELECT next_seq, depth, bytes, committed, delivered, dead_lettered, dropped FROM queue_state WHERE id = 1"
+                db.cachedStatement(sql: "SELECT next_seq, depth, bytes, committed, delivered, dead_lettered, dropped FROM queue_state WHERE id = 1")
             ) else { return State() }
             return State(
                 nextSeq: row[0], depth: row[1], bytes: row[2], committed: row[3], delivered: row[4],
