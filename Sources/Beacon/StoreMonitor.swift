@@ -127,6 +127,14 @@ public struct StoreSnapshotBuilder: Sendable {
         } else {
             current.lastError = status.recentBatches.first(where: { $0.error != nil })?.error
         }
+        current.destinations = status.destinations.keys.sorted().map { name in
+            // The store keeps each destination's depth; its latest batch tells whether it is failing.
+            let latest = status.recentBatches.first { $0.destination == name }
+            let failing = latest.map { $0.outcome != .sent && $0.outcome != .filtered } ?? false
+            return DestinationStatus(
+                name: name, endpoint: "", depth: status.destinations[name]?.pending ?? 0, state: .idle,
+                lastError: failing ? latest?.error : nil)
+        }
         current.storageProblem = nil
         return current
     }

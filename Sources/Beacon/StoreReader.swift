@@ -39,11 +39,14 @@ public final class StoreReader: Sendable {
                 let state = try StoreSchema.State.read(db)
                 let deadCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM dead_letters") ?? 0
                 let oldest = try Int64.fetchOne(db, sql: "SELECT created_at FROM events ORDER BY seq LIMIT 1")
+                // A store last opened by an older Beacon has no destinations table yet.
+                let destinations = try db.tableExists("destinations") ? StoreSchema.DestinationState.readAll(db) : [:]
                 return StoreStatus(
                     path: self.path, depth: state.depth, bytes: state.bytes, deadLetterCount: deadCount,
                     totals: state.totals, oldestEvent: oldest.map(Timestamp.init(millisecondsSince1970:)),
                     recentBatches: try SQLiteEventQueue.readBatches(db, limit: batchLimit),
-                    recentDeadLetters: try SQLiteEventQueue.readDeadLetters(db, limit: deadLetterLimit))
+                    recentDeadLetters: try SQLiteEventQueue.readDeadLetters(db, limit: deadLetterLimit),
+                    destinations: destinations.mapValues(\.depth))
             }
         } catch {
             throw StorageError(error, path: path)
@@ -68,4 +71,6 @@ public struct StoreStatus: Sendable, Hashable {
     public var recentBatches: [BatchRecord]
     /// Recent dead letters, newest first.
     public var recentDeadLetters: [DeadLetter]
+    /// Each registered destination's progress, by name.
+    public var destinations: [String: DestinationDepth] = [:]
 }

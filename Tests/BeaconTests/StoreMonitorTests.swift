@@ -50,6 +50,27 @@ struct StoreMonitorTests {
         #expect(snapshot.lastError == nil)
     }
 
+    @Test func eachDestinationsDepthAndFailingBatchComeFromTheStore() async throws {
+        let queue = try SQLiteEventQueue(path: path)
+        try await queue.register(destination: "primary")
+        try await queue.register(destination: "backup")
+        try await track(10, into: queue)
+        let head = try await queue.peek(for: "primary", after: nil, limit: 4, maxBytes: .max)
+        func record(_ destination: String, _ outcome: BatchOutcome, error: String?) -> BatchRecord {
+            BatchRecord(
+                id: queue.makeBatchID(), destination: destination, startedAt: .now(), duration: .milliseconds(2), events: 4,
+                bytes: 0, attempt: 1, status: outcome == .sent ? 200 : 503, outcome: outcome, error: error)
+        }
+        try await queue.settle(BatchSettlement(record: record("primary", .sent, error: nil), delivered: head.map(\.sequence)))
+        try await queue.settle(BatchSettlement(record: record("backup", .retry, error: "HTTP 503: down")))
+        var builder = StoreSnapshotBuilder(storePath: path)
+        let snapshot = builder.snapshot(from: try await StoreReader(path: path).status(), elapsed: .zero)
+        #expect(snapshot.destinations.map(\.name) == ["backup", "primary"])
+        #expect(snapshot.destinations.map(\.depth) == [10, 6])
+        #expect(snapshot.destinations.map(\.lastError) == ["HTTP 503: down", nil])
+        #expect(snapshot.depth == 10)
+    }
+
     @Test func ratesComeFromCounterDeltasAndHistoryTakesOneSamplePerSecond() async throws {
         let queue = try SQLiteEventQueue(path: path)
         let reader = try StoreReader(path: path)
