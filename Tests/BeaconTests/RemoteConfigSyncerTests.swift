@@ -144,6 +144,24 @@ struct RemoteConfigSyncerTests {
         #expect(filter.counts == EventFilter.Counts(blocked: 1, sampledOut: 400 - kept))
     }
 
+    @Test func aLocalChangeLastsUntilTheServerChangesThatKey() async throws {
+        let syncer = try makeSyncer()
+        feed.answer(#"{"settings": {"batchSize": 50, "flushAt": 10}, "version_token": "v1"}"#)
+        await syncer.syncNow()
+        #expect(settings.current.batchSize == 50)
+        settings.update { $0.batchSize = 200 }  // the dashboard's `+`
+        feed.answer(#"{"settings": {}, "version_token": "v1"}"#)
+        await syncer.syncNow()
+        #expect(settings.current.batchSize == 200, "an unchanged config does not undo the local change")
+        feed.answer(#"{"settings": {"flushAt": 20}, "version_token": "v2"}"#)
+        await syncer.syncNow()
+        #expect(settings.current.batchSize == 200, "a change of another key does not either")
+        #expect(settings.current.policy == .any([.count(20)]))
+        feed.answer(#"{"settings": {"batchSize": 60}, "version_token": "v3"}"#)
+        await syncer.syncNow()
+        #expect(settings.current.batchSize == 60, "the server's change of that key wins")
+    }
+
     @Test func samplingIsDeterministicByMessageId() {
         let rules = EventFilter.Rules(sampling: ["Page Viewed": 0.5])
         let ids = (0..<100).map { "id-\($0)" }
