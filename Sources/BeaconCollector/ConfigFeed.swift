@@ -164,3 +164,12 @@ final class ConfigFeed: Sendable {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }
+
+extension Collector {
+    /// Reads a remote-config file (``CollectorConfiguration/configFeedPath``) as the
+    /// collector would at start, without starting anything: for command lines that check
+    /// their flags before opening a screen.
+    public static func checkConfigFile(_ path: String) throws(CollectorSetupError) {
+        _ = try ConfigFeed.load(path)
+    }
+}
