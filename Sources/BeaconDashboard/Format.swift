@@ -87,13 +87,18 @@ extension Format {
         return "\(seconds / 86_400)d" + twoDigits(seconds / 3600 % 24) + "h"
     }
 
-    /// A poll interval as typed on the command line: `300ms`, `5s`, `1.5s`, `2m`, `2m30s`.
+    /// A poll interval as typed on the command line: `300ms`, `5s`, `1.5s`, `2m`, `2m30s`,
+    /// `1h`, `1h30m`.
     static func interval(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         let millis = seconds * 1000 + attoseconds / 1_000_000_000_000_000
         if millis < 1000 { return "\(max(0, millis))ms" }
         if millis < 60_000 { return millis % 1000 == 0 ? "\(millis / 1000)s" : fixed(Double(millis) / 1000, 1) + "s" }
         let wholeSeconds = Int(millis / 1000)
+        if wholeSeconds >= 3600 {
+            let minutes = wholeSeconds / 60 % 60
+            return "\(wholeSeconds / 3600)h" + (minutes == 0 ? "" : twoDigits(minutes) + "m")
+        }
         return wholeSeconds % 60 == 0 ? "\(wholeSeconds / 60)m" : "\(wholeSeconds / 60)m" + twoDigits(wholeSeconds % 60) + "s"
     }
 }

@@ -42,7 +42,7 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "A remote-config file {\"settings\": {...}} the demo's collector serves and its engine polls (default: none, no remote config).")
     var config: String?
 
-    @Option(help: "Time between config polls, with its unit: 500ms, 5s, 2m (100ms...1h; needs --config; default 5s).")
+    @Option(help: "Time between config polls, with its unit: 500ms, 5s, 2m, 1h (100ms...1h; needs --config; default 5s).")
     var configInterval: String?
 
     func validate() throws {

@@ -71,7 +71,7 @@ struct DemoSession {
         let syncerTask = syncer.map { syncer in Task { try await syncer.run() } }
         let generator = DemoGenerator(tracker: engine.tracker, catalogue: catalogue, rate: rate, logger: logger)
         let generatorTask = Task { await generator.run() }
-        let controls = DemoControls(engine: engine, collector: collector, generator: generator, logger: logger)
+        let controls = DemoControls(engine: engine, collector: collector, generator: generator, logger: logger, syncer: syncer)
 
         var initial = DashboardState(mode: .demo)
         initial.generatorRate = rate

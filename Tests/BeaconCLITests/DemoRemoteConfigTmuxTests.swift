@@ -97,3 +97,35 @@ struct DemoRemoteConfigTmuxTests {
         }
     }
 }
+
+extension DemoRemoteConfigTmuxTests {
+    @Test("s polls the config feed at once, long before the interval",
+          .enabled(if: TmuxSession.isInstalled, "tmux is not installed; the terminal test needs it"),
+          .timeLimit(.minutes(1)))
+    func syncKeyPollsNow() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
+        let store = directory + "/demo.sqlite"
+        let config = directory + "/remote-config.json"
+        try Self.write(#"{"settings": {"batchSize": 40}}"#, to: config)
+        let tmux = try TmuxSession(
+            [BeaconProcess.path, "demo", "--rate", "0", "--db", store, "--config", config, "--config-interval", "1h"],
+            width: 80, height: 24, directory: directory)
+        defer { tmux.kill() }
+        try await tmux.waitForScreen("the first config applied") { screen in
+            DashboardText.header(screen).contains("batch 40") && (Self.configLine(screen)?.contains("every 1h") ?? false)
+        }
+        let firstToken = try #require(try Self.storedToken(store))
+
+        try Self.write(#"{"settings": {"batchSize": 125}}"#, to: config)
+        try tmux.press("s")
+        let synced = try await tmux.waitForScreen("the new batch size after s", timeout: .seconds(10)) { screen in
+            DashboardText.header(screen).contains("batch 125")
+        }
+        let secondToken = try #require(try Self.storedToken(store))
+        #expect(secondToken != firstToken)
+        #expect(Self.configLine(synced)?.contains("config \(secondToken)") == true, "\(synced)")
+        try tmux.press("q")
+        #expect(try await tmux.waitForExit() == 0)
+    }
+}

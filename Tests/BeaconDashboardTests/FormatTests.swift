@@ -42,6 +42,8 @@ import Testing
         #expect(Format.interval(.milliseconds(1_500)) == "1.5s")
         #expect(Format.interval(.seconds(120)) == "2m")
         #expect(Format.interval(.seconds(150)) == "2m30s")
+        #expect(Format.interval(.seconds(3600)) == "1h")
+        #expect(Format.interval(.seconds(5400)) == "1h30m")
     }
 
     @Test func rates() {
