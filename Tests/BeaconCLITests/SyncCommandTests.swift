@@ -4,7 +4,7 @@ import Testing
 
 /// `beacon sync`: both feed shapes, from a file and from a running collector's
 /// `/v1/config`.
-@Suite("beacon sync", .timeLimit(.minutes(1)))
+@Suite("beacon sync", .timeLimit(.minutes(2)))
 struct SyncCommandTests {
     static func write(_ text: String, to path: String) throws {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
@@ -93,7 +93,7 @@ final class RunningCollector {
     }
 
     /// `http://127.0.0.1:PORT`, once the collector printed it; throws after `timeout`.
-    func address(timeout: Duration = .seconds(15)) async throws -> String {
+    func address(timeout: Duration = .seconds(45)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""  // not written yet
