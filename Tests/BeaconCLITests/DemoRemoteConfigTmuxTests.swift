@@ -26,7 +26,7 @@ struct DemoRemoteConfigTmuxTests {
 
     @Test("a batch-size edit reaches the running demo and its header; broken edits keep it and show a marker",
           .enabled(if: TmuxSession.isInstalled, "tmux is not installed; the terminal test needs it"),
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(2)))
     func configEditsReachTheDashboard() async throws {
         let directory = try BeaconProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
@@ -39,7 +39,7 @@ struct DemoRemoteConfigTmuxTests {
             width: 80, height: 24, directory: directory)
         defer { tmux.kill() }
 
-        let first = try await tmux.waitForScreen("the first config applied") { screen in
+        let first = try await tmux.waitForScreen("the first config applied", timeout: .seconds(40)) { screen in
             DashboardText.header(screen).contains("batch 40") && (Self.configLine(screen)?.contains("synced") ?? false)
         }
         let firstToken = try #require(try Self.storedToken(store))
@@ -48,7 +48,7 @@ struct DemoRemoteConfigTmuxTests {
         #expect(first.split(separator: "\n").allSatisfy { $0.count <= 80 })
 
         try Self.write(#"{"settings": {"batchSize": 25}}"#, to: config)
-        let second = try await tmux.waitForScreen("the new batch size and version", timeout: .seconds(10)) { screen in
+        let second = try await tmux.waitForScreen("the new batch size and version", timeout: .seconds(20)) { screen in
             DashboardText.header(screen).contains("batch 25")
                 && !(Self.configLine(screen)?.contains("config \(firstToken)") ?? true)
         }
@@ -57,14 +57,14 @@ struct DemoRemoteConfigTmuxTests {
         #expect(Self.configLine(second)?.contains("config \(secondToken)") == true, "\(second)")
 
         try Self.write(#"{"settings": {"batchSize": "#, to: config)
-        let broken = try await tmux.waitForScreen("the feed's warning about the broken file", timeout: .seconds(10)) { screen in
+        let broken = try await tmux.waitForScreen("the feed's warning about the broken file", timeout: .seconds(20)) { screen in
             Self.configLine(screen)?.contains("feed warning") ?? false
         }
         #expect(DashboardText.header(broken).contains("batch 25"), "the last good settings stay: \(broken)")
         #expect(Self.configLine(broken)?.contains("config \(secondToken)") == true, "\(broken)")
 
         try Self.write(#"{"settings": {"batchSize": 0}}"#, to: config)
-        let refused = try await tmux.waitForScreen("the failed poll's marker", timeout: .seconds(10)) { screen in
+        let refused = try await tmux.waitForScreen("the failed poll's marker", timeout: .seconds(20)) { screen in
             Self.configLine(screen)?.contains("failed") ?? false
         }
         #expect(DashboardText.header(refused).contains("batch 25"), "the last good settings stay: \(refused)")
@@ -101,7 +101,7 @@ struct DemoRemoteConfigTmuxTests {
 extension DemoRemoteConfigTmuxTests {
     @Test("s polls the config feed at once, long before the interval",
           .enabled(if: TmuxSession.isInstalled, "tmux is not installed; the terminal test needs it"),
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(2)))
     func syncKeyPollsNow() async throws {
         let directory = try BeaconProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
@@ -112,14 +112,14 @@ extension DemoRemoteConfigTmuxTests {
             [BeaconProcess.path, "demo", "--rate", "0", "--db", store, "--config", config, "--config-interval", "1h"],
             width: 80, height: 24, directory: directory)
         defer { tmux.kill() }
-        try await tmux.waitForScreen("the first config applied") { screen in
+        try await tmux.waitForScreen("the first config applied", timeout: .seconds(40)) { screen in
             DashboardText.header(screen).contains("batch 40") && (Self.configLine(screen)?.contains("every 1h") ?? false)
         }
         let firstToken = try #require(try Self.storedToken(store))
 
         try Self.write(#"{"settings": {"batchSize": 125}}"#, to: config)
         try tmux.press("s")
-        let synced = try await tmux.waitForScreen("the new batch size after s", timeout: .seconds(10)) { screen in
+        let synced = try await tmux.waitForScreen("the new batch size after s", timeout: .seconds(20)) { screen in
             DashboardText.header(screen).contains("batch 125")
         }
         let secondToken = try #require(try Self.storedToken(store))
