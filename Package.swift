@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(
             name: "BeaconCollectorTests",
             dependencies: [
-                "BeaconCollector", "Beacon", "BeaconTesting", "CZlib",
+                "BeaconCollector", "Beacon", "BeaconDashboard", "BeaconTesting", "CZlib",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

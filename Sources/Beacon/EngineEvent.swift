@@ -16,4 +16,6 @@ public enum EngineEvent: Sendable, Hashable {
     case rejected(TrackingError)
     /// Something failed that the engine rides out (storage read, settle...).
     case problem(String)
+    /// Remote configuration changed state (see ``RemoteConfigSyncer``).
+    case remoteConfig(RemoteConfigSummary)
 }

@@ -54,6 +54,11 @@ public struct EngineSnapshot: Sendable, Hashable {
     /// The last problem worth showing (network, auth, storage), if any.
     public var lastError: String?
 
+    // Remote configuration
+    /// Where remote configuration stands; `nil` when no ``RemoteConfigSyncer`` reports to
+    /// this engine's observer.
+    public var remoteConfig: RemoteConfigSummary?
+
     /// Counts since the engine started.
     public struct Totals: Sendable, Hashable {
         /// Events `track` accepted.
@@ -101,7 +106,7 @@ public struct EngineSnapshot: Sendable, Hashable {
         isReadOnlyMonitor: Bool = false, depth: Int = 0, queuedBytes: Int = 0, buffered: Int = 0,
         depthHistory: [Int] = [], rateIn: Double = 0, rateOut: Double = 0, totals: Totals = Totals(),
         latency: Latency = Latency(), recentBatches: [BatchRecord] = [], destinations: [DestinationStatus] = [],
-        storageProblem: StorageProblem? = nil, lastError: String? = nil
+        storageProblem: StorageProblem? = nil, lastError: String? = nil, remoteConfig: RemoteConfigSummary? = nil
     ) {
         self.time = time
         self.isOffline = isOffline
@@ -123,6 +128,7 @@ public struct EngineSnapshot: Sendable, Hashable {
         self.destinations = destinations
         self.storageProblem = storageProblem
         self.lastError = lastError
+        self.remoteConfig = remoteConfig
     }
 }
 

@@ -89,9 +89,10 @@ extension FlushPolicy {
         throw FlushPolicyParseError(text: text, reason: "'\(part)' is neither a count nor an interval")
     }
 
-    /// Parses `250ms`, `5s`, `5`, `1.5s`, `2m`.
-    static func parseDuration(_ text: String) -> Duration? {
-        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("sec", 1), ("m", 60), ("min", 60)]
+    /// Parses a duration with its unit: `250ms`, `5s`, `1.5s`, `2m`, `1h` (also `sec`, `min`);
+    /// `nil` when it is not one. Command lines use it for their duration flags.
+    public static func parseDuration(_ text: String) -> Duration? {
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("sec", 1), ("m", 60), ("min", 60), ("h", 3600)]
         for (suffix, scale) in units.sorted(by: { $0.0.count > $1.0.count }) where text.hasSuffix(suffix) {
             guard let value = Double(text.dropLast(suffix.count)), value.isFinite, value >= 0 else { return nil }
             return .milliseconds(Int64((value * scale * 1000).rounded()))

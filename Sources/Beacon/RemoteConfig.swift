@@ -103,16 +103,27 @@ public struct RemoteConfig: Sendable, Hashable {
         return parts.isEmpty ? nil : .any(parts)
     }
 
-    /// Applies it over the engine's settings: each key present wins; a key the previous
-    /// configuration set but this one no longer does goes back to `baseline`.
+    /// Applies it over the engine's settings, key by key: a key whose value differs from
+    /// the `previous` configuration's (every key present, when there is none) wins; a key
+    /// the previous configuration set but this one no longer does goes back to
+    /// `baseline`; a key that did not change leaves the setting alone, so a local change
+    /// (the dashboard's `+`/`-`, `setPolicy`) lasts until the server changes that key.
     public func apply(to settings: inout EngineSettings, previous: RemoteConfig?, baseline: EngineSettings) {
-        if let batchSize { settings.batchSize = batchSize } else if previous?.batchSize != nil { settings.batchSize = baseline.batchSize }
+        if let batchSize {
+            if batchSize != previous?.batchSize { settings.batchSize = batchSize }
+        } else if previous?.batchSize != nil {
+            settings.batchSize = baseline.batchSize
+        }
         if let maxBatchBytes {
-            settings.maxBatchBytes = maxBatchBytes
+            if maxBatchBytes != previous?.maxBatchBytes { settings.maxBatchBytes = maxBatchBytes }
         } else if previous?.maxBatchBytes != nil {
             settings.maxBatchBytes = baseline.maxBatchBytes
         }
-        if let policy { settings.policy = policy } else if previous?.policy != nil { settings.policy = baseline.policy }
+        if let policy {
+            if policy != previous?.policy { settings.policy = policy }
+        } else if previous?.policy != nil {
+            settings.policy = baseline.policy
+        }
     }
 }
 

@@ -9,7 +9,9 @@ import Foundation
 ///  "version_token": "5f2c..."}
 /// ```
 /// `settings` holds the keys that changed since `since` (all of them on a first poll),
-/// `deleted` the keys that no longer have a value. It is stored through the generic
+/// `deleted` the keys that no longer have a value. An optional `warning` string says what
+/// is wrong on the server's side while it still answers (the collector's config file is
+/// broken and it serves the last good version); it changes nothing here but is shown. It is stored through the generic
 /// ``SyncImporter`` as the collection `remote_config`, one record per key
 /// (`{"id": "batchSize", "value": 50}`), so it commits with its token in one transaction.
 struct RemoteConfigFeed: Sendable {
@@ -19,6 +21,7 @@ struct RemoteConfigFeed: Sendable {
     var settings: [String: JSONValue]
     var deleted: [String]
     var versionToken: String
+    var warning: String?
 
     init(json bytes: [UInt8]) throws(SyncError) {
         let value: JSONValue
@@ -39,6 +42,11 @@ struct RemoteConfigFeed: Sendable {
         case nil, .null?: settings = [:]
         case .object(let values)?: settings = values
         case let other?: throw .wrongType(path: "settings", expected: "an object of setting → value", found: other.typeName)
+        }
+        switch object["warning"] {
+        case nil, .null?: warning = nil
+        case .string(let text)?: warning = text.isEmpty ? nil : text
+        case let other?: throw .wrongType(path: "warning", expected: "a string", found: other.typeName)
         }
         deleted = []
         switch object["deleted"] {

@@ -13,6 +13,11 @@ public struct RemoteConfigStatus: Sendable, Hashable {
     /// Polls that succeeded / failed since start.
     public var successes = 0
     public var failures = 0
+    /// Polls that failed in a row (0 after a success).
+    public var consecutiveFailures = 0
+    /// What the feed reported as wrong on its side with its last answer (for example,
+    /// the collector's config file is broken and it serves the last good version).
+    public var feedWarning: String?
     /// The configuration in force (`nil` before any).
     public var config: RemoteConfig?
     /// Events dropped by the blocklist and by sampling since start.

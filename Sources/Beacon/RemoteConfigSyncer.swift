@@ -6,7 +6,9 @@ import ServiceLifecycle
 /// Polls the config feed and applies it live: settings through the ``SettingsStore``,
 /// blocklist and sampling through the tracker's ``EventFilter``; the settings and the
 /// version token are stored together in one transaction (``SyncImporter``). A bad
-/// response changes nothing and is reported in ``status``.
+/// response changes nothing and is reported in ``status``. Given an observer, every status
+/// change also goes to it as ``EngineEvent/remoteConfig(_:)``, so the engine's snapshots
+/// (and the dashboard) show the version, the last sync and the last error.
 ///
 /// Run it as a service (it stops on graceful shutdown); ``syncNow()`` polls at once.
 ///
@@ -28,6 +30,7 @@ public actor RemoteConfigSyncer<C: Clock>: Service where C.Duration == Duration 
     private let logger: Logger
     private let baseline: EngineSettings
     private var inFlight: Task<RemoteConfigStatus, Never>?
+    private var isPolling = false
     private var subscribers: [UUID: AsyncStream<RemoteConfigStatus>.Continuation] = [:]
 
     /// The state now.
@@ -35,7 +38,8 @@ public actor RemoteConfigSyncer<C: Clock>: Service where C.Duration == Duration 
 
     /// - Parameters:
     ///   - fetch: returns the feed's bytes for a `since` token (`nil` on the first poll).
-    ///   - observer: told of failures as ``EngineEvent/problem(_:)``.
+    ///   - observer: told of every status change as ``EngineEvent/remoteConfig(_:)``, and
+    ///     of failures and feed warnings as ``EngineEvent/problem(_:)``.
     public init(
         importer: SyncImporter, settings: SettingsStore, filter: EventFilter,
         fetch: @escaping @Sendable (String?) async throws -> [UInt8], interval: Duration, clock: C,
@@ -55,7 +59,10 @@ public actor RemoteConfigSyncer<C: Clock>: Service where C.Duration == Duration 
     /// Applies the stored configuration, then polls every ``interval`` until graceful
     /// shutdown or cancellation.
     public func run() async throws {
+        isPolling = true
+        defer { isPolling = false }
         await applyStored()
+        publish()
         try await cancelWhenGracefulShutdown { [self] in
             while !Task.isCancelled {
                 await self.syncNow()
@@ -104,6 +111,7 @@ public actor RemoteConfigSyncer<C: Clock>: Service where C.Duration == Duration 
     private func publish() {
         let current = currentStatus()
         for continuation in subscribers.values { continuation.yield(current) }
+        observer?.report(.remoteConfig(RemoteConfigSummary(current, interval: isPolling ? interval : nil)))
     }
 
     /// Puts the configuration stored by an earlier run in force (no network).
@@ -139,7 +147,9 @@ public actor RemoteConfigSyncer<C: Clock>: Service where C.Duration == Duration 
             status.lastSync = Date()
             status.lastError = nil
             status.successes += 1
+            status.consecutiveFailures = 0
             logger.debug("remote configuration applied", metadata: ["version_token": "\(feed.versionToken)"])
+            noteWarning(feed.warning)
             publish()
         } catch {
             fail("\(error)")
@@ -154,9 +164,18 @@ public actor RemoteConfigSyncer<C: Clock>: Service where C.Duration == Duration 
         status.config = config
     }
 
+    /// Keeps the feed's warning in the status; a new one is logged and reported once.
+    private func noteWarning(_ warning: String?) {
+        defer { status.feedWarning = warning }
+        guard let warning, warning != status.feedWarning else { return }
+        logger.warning("the config feed reports a problem on its side", metadata: ["warning": "\(warning)"])
+        observer?.report(.problem("remote config feed: \(warning)"))
+    }
+
     private func fail(_ message: String) {
         status.lastError = message
         status.failures += 1
+        status.consecutiveFailures += 1
         logger.warning("remote configuration not applied; settings unchanged", metadata: ["error": "\(message)"])
         observer?.report(.problem("remote config: \(message)"))
         publish()

@@ -148,6 +148,8 @@ public actor TrackingObserver {
             current.lastError = "rejected at track: \(error)"
         case .problem(let message):
             current.lastError = message
+        case .remoteConfig(let summary):
+            current.remoteConfig = summary
         }
         publish()
     }

@@ -11,6 +11,11 @@ import Synchronization
 /// "version_token": "<hash of the settings>"}`: with `since` equal to the current token,
 /// no changes; with a token it served before, the difference; otherwise every setting,
 /// and every known key the file does not set as deleted.
+///
+/// While the file is broken (unreadable, not JSON, no `settings` object), it serves the
+/// last good version with a `"warning"` naming the problem, so engines keep a working
+/// configuration and their dashboards show why an edit has not arrived. The problem is
+/// logged once per change of the file, not on every poll.
 final class ConfigFeed: Sendable {
     /// Keys engines understand; a full answer lists those the file does not set as deleted.
     static let knownKeys = [
@@ -26,6 +31,8 @@ final class ConfigFeed: Sendable {
     private struct State {
         var stamp: FileStamp
         var version: Version
+        /// Why the file as it is now (at `stamp`) is not served; `nil` when it is.
+        var problem: String?
         var history: [String: [String: JSONValue]] = [:]
         var order: [String] = []
     }
@@ -50,33 +57,43 @@ final class ConfigFeed: Sendable {
     }
 
     /// The current version (re-reading the file if it changed).
-    var current: Version {
+    var current: Version { served.version }
+
+    /// The version served and, when the file is broken, why it is the last good one.
+    var served: (version: Version, problem: String?) {
         let stamp = Self.stamp(path)
-        if let version = state.withLock({ $0.stamp == stamp ? $0.version : nil }) { return version }
+        if let known = state.withLock({ $0.stamp == stamp ? ($0.version, $0.problem) : nil }) { return known }
         do {
             let version = try Self.load(path)
             return state.withLock { state in
                 state.stamp = stamp
                 state.version = version
+                state.problem = nil
                 if state.history[version.token] == nil {
                     state.history[version.token] = version.settings
                     state.order.append(version.token)
                     if state.order.count > Self.historyLimit { state.history[state.order.removeFirst()] = nil }
                 }
                 logger.info("config file re-read", metadata: ["path": "\(path)", "version_token": "\(version.token)"])
-                return version
+                return (version, nil)
             }
         } catch {
             // Serve the last good version: engines keep a working configuration while the
-            // file is being edited or is broken; the log says why it was not taken.
+            // file is being edited or is broken; the log and the answer say why it was not
+            // taken. Remembering the stamp logs this once per change of the file.
+            let problem = "\(error.message) Serving the last good version."
             logger.warning("config file not reloaded; serving the last good version", metadata: ["error": "\(error.message)"])
-            return state.withLock { $0.version }
+            return state.withLock { state in
+                state.stamp = stamp
+                state.problem = problem
+                return (state.version, problem)
+            }
         }
     }
 
     /// The answer to a poll after `since`.
     func answer(since: String?) -> [UInt8] {
-        let version = current
+        let (version, problem) = served
         let known = state.withLock { state in since.flatMap { state.history[$0] } }
         var settings: [String: JSONValue] = [:]
         var deleted: [String] = []
@@ -89,13 +106,15 @@ final class ConfigFeed: Sendable {
             settings = version.settings
             deleted = Self.knownKeys.filter { version.settings[$0] == nil }
         }
-        return Self.encode(Answer(settings: settings, deleted: deleted, version_token: version.token))
+        return Self.encode(Answer(settings: settings, deleted: deleted, version_token: version.token, warning: problem))
     }
 
     private struct Answer: Encodable {
         var settings: [String: JSONValue]
         var deleted: [String]
         var version_token: String
+        /// Present only while the file is broken.
+        var warning: String?
     }
 
     private static func encode(_ value: some Encodable) -> [UInt8] {
@@ -143,5 +162,14 @@ final class ConfigFeed: Sendable {
         }
         let hex = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+extension Collector {
+    /// Reads a remote-config file (``CollectorConfiguration/configFeedPath``) as the
+    /// collector would at start, without starting anything: for command lines that check
+    /// their flags before opening a screen.
+    public static func checkConfigFile(_ path: String) throws(CollectorSetupError) {
+        _ = try ConfigFeed.load(path)
     }
 }

@@ -18,6 +18,8 @@ public enum DashboardAction: Sendable, Hashable {
     case setGeneratorRate(Int)
     /// Make the demo collector misbehave this way. Demo only.
     case setFaultPreset(FaultPreset)
+    /// Poll the remote config feed now instead of waiting for the interval.
+    case syncConfig
     /// Leave the dashboard. The caller does a bounded final flush afterwards.
     case quit
 }

@@ -45,6 +45,13 @@ extension DashboardReducer {
             state.message = StatusMessage(
                 state.faultPreset.summary, severity: state.faultPreset == .none ? .info : .warning)
             return [.setFaultPreset(state.faultPreset)]
+        case .syncConfig:
+            guard state.hasRemoteConfig else {
+                state.message = StatusMessage("no remote config to sync: start the demo with --config FILE", severity: .warning)
+                return []
+            }
+            state.message = StatusMessage("polling the config feed now")
+            return [.syncConfig]
         }
     }
 

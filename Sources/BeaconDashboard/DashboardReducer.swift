@@ -14,6 +14,7 @@ import Beacon
 /// | `+` / `-` | double / halve the batch size (1…10,000) |
 /// | `r` | cycle the generator rate: off, 10/s, 100/s, 1000/s |
 /// | `c` | cycle collector faults: none, flaky, down, slow |
+/// | `s` | poll the remote config feed now (with `beacon demo --config`) |
 /// | `?` | toggle help; Esc also closes it |
 /// | `q` | quit |
 ///
@@ -88,6 +89,7 @@ enum EngineCommand: Character {
     case batchDown = "-"
     case rate = "r"
     case faults = "c"
+    case syncConfig = "s"
 
     /// What the key does, in a few words.
     var label: String {
@@ -100,6 +102,7 @@ enum EngineCommand: Character {
         case .batchUp, .batchDown: return "batch size"
         case .rate: return "generator rate"
         case .faults: return "collector faults"
+        case .syncConfig: return "config sync"
         }
     }
 }

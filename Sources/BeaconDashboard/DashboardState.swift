@@ -21,6 +21,9 @@ public struct DashboardState: Sendable, Hashable {
     public var isOffline: Bool = false
     /// The engine's batch size, as last seen (kept so `+`/`-` know where to step from).
     public var batchSize: Int = 100
+    /// Whether remote configuration reports to the engine, as last seen (kept so `s`
+    /// knows whether there is a feed to poll).
+    public var hasRemoteConfig: Bool = false
     /// Set once `q` was pressed.
     public var isQuitting: Bool = false
 
@@ -34,6 +37,7 @@ public struct DashboardState: Sendable, Hashable {
     public mutating func observe(_ snapshot: EngineSnapshot) {
         isOffline = snapshot.isOffline
         batchSize = snapshot.batchSize
+        hasRemoteConfig = snapshot.remoteConfig != nil
     }
 }
 

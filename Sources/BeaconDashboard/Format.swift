@@ -69,3 +69,36 @@ enum Format {
         value < 10 ? "0\(value)" : "\(value)"
     }
 }
+
+extension Format {
+    /// `HH:MM:SS` in UTC of a wall-clock time in milliseconds since 1970.
+    static func timeOfDay(millisecondsSince1970 milliseconds: Int64) -> String {
+        let dayMilliseconds: Int64 = 86_400_000
+        let secondOfDay = Int(((milliseconds % dayMilliseconds) + dayMilliseconds) % dayMilliseconds / 1000)
+        return twoDigits(secondOfDay / 3600) + ":" + twoDigits(secondOfDay / 60 % 60) + ":" + twoDigits(secondOfDay % 60)
+    }
+
+    /// A coarse age in whole units, never negative: `0s`, `42s`, `2m05s`, `3h02m`, `4d07h`.
+    static func age(milliseconds: Int64) -> String {
+        let seconds = Int(max(0, milliseconds) / 1000)
+        if seconds < 60 { return "\(seconds)s" }
+        if seconds < 3600 { return "\(seconds / 60)m" + twoDigits(seconds % 60) + "s" }
+        if seconds < 86_400 { return "\(seconds / 3600)h" + twoDigits(seconds / 60 % 60) + "m" }
+        return "\(seconds / 86_400)d" + twoDigits(seconds / 3600 % 24) + "h"
+    }
+
+    /// A poll interval as typed on the command line: `300ms`, `5s`, `1.5s`, `2m`, `2m30s`,
+    /// `1h`, `1h30m`.
+    static func interval(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let millis = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        if millis < 1000 { return "\(max(0, millis))ms" }
+        if millis < 60_000 { return millis % 1000 == 0 ? "\(millis / 1000)s" : fixed(Double(millis) / 1000, 1) + "s" }
+        let wholeSeconds = Int(millis / 1000)
+        if wholeSeconds >= 3600 {
+            let minutes = wholeSeconds / 60 % 60
+            return "\(wholeSeconds / 3600)h" + (minutes == 0 ? "" : twoDigits(minutes) + "m")
+        }
+        return wholeSeconds % 60 == 0 ? "\(wholeSeconds / 60)m" : "\(wholeSeconds / 60)m" + twoDigits(wholeSeconds % 60) + "s"
+    }
+}

@@ -2,11 +2,13 @@ import Beacon
 
 extension Renderer {
     /// Line 1: status, policy, batch size and mode. Line 2: endpoint and store. Line 3:
-    /// what the sender is doing and, in the demo, the generator and fault knobs.
+    /// what the sender is doing and, in the demo, the generator and fault knobs. Line 4,
+    /// when remote configuration reports: its version, last sync and problems.
     mutating func drawHeader(lines: Int) {
         drawTitleLine()
         if lines >= 2 { drawWhereLine(y: 1) }
         if lines >= 3 { drawActivityLine(y: 2) }
+        if lines >= 4 { drawRemoteConfigLine(y: 3) }
     }
 
     var isMonitor: Bool { state.mode == .monitor || snapshot.isReadOnlyMonitor }

@@ -15,6 +15,9 @@ extension Renderer {
             ("? Esc", "close this help"),
             ("q", "quit (the caller flushes once more)"),
         ]
+        if state.hasRemoteConfig {
+            lines.insert(("s", "poll the remote config feed now"), at: lines.count - 2)
+        }
         if isMonitor {
             lines = [("? Esc", "close this help"), ("q", "quit"), ("", "read-only monitor: engine keys are disabled")]
         }

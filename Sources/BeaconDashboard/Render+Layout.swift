@@ -2,7 +2,8 @@ import Beacon
 
 /// How many rows each panel gets at a given height.
 ///
-/// Top to bottom: header, storage problem, queue graph, batch history, destinations,
+/// Top to bottom: header (a fourth line for remote configuration when a syncer reports),
+/// storage problem, queue graph, batch history, destinations,
 /// outcomes, footer (keys and message). When rows are short, panels go in this order:
 /// history, destinations, queue, outcomes; the header, a storage problem and the footer
 /// always stay. Spare rows grow the graph to its target height (4 rows at 24 lines, more
@@ -17,6 +18,7 @@ struct DashboardLayout {
 
     init(snapshot: EngineSnapshot, height: Int) {
         headerLines = height >= 20 ? 3 : 1
+        if headerLines == 3, snapshot.remoteConfig != nil { headerLines += 1 }  // the remote-config line
         var left = height - headerLines - 2
         if snapshot.storageProblem != nil, left >= 1 {
             hasStorageLine = true

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Beacon
+import BeaconCollector
 import BeaconDashboard
 import Foundation
 
@@ -13,9 +14,13 @@ struct DemoCommand: AsyncParsableCommand {
             Starts a collector on 127.0.0.1 (a free port, events kept in memory), an engine \
             over an SQLite store sending to it over HTTP, and a generator of synthetic events, \
             then shows the dashboard. Keys: f flush, p policy, o offline, b burst, +/- batch \
-            size, r generator rate, c collector faults, ? help, q quit (after a final flush of \
-            at most 2 s). The store stays on disk after the demo (its path is in the header); \
+            size, r generator rate, c collector faults, s config sync (with --config), ? help, \
+            q quit (after a final flush of at most 2 s). The store stays on disk after the demo (its path is in the header); \
             logs go to a file beside it (beacon-demo.log, warnings and above).
+            With --config FILE the collector also serves FILE ({"settings": {...}}) at \
+            /v1/config, re-read when it changes, and the engine polls it every \
+            --config-interval (default 5s) and applies it live; the header then shows the \
+            config version and the last sync. Without --config there is no remote config.
             Needs a terminal; for scripts use 'beacon track' and 'beacon flush'.
             """)
 
@@ -34,6 +39,12 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "The generator's event catalogue (JSON; default: Assets/demo-events.json or a built-in one).")
     var catalogue: String?
 
+    @Option(help: "A remote-config file {\"settings\": {...}} the demo's collector serves and its engine polls (default: none, no remote config).")
+    var config: String?
+
+    @Option(help: "Time between config polls, with its unit: 500ms, 5s, 2m, 1h (100ms...1h; needs --config; default 5s).")
+    var configInterval: String?
+
     func validate() throws {
         do {
             _ = try FlushPolicy(parsing: policy)
@@ -46,18 +57,37 @@ struct DemoCommand: AsyncParsableCommand {
         guard (0...100_000).contains(rate) else {
             throw ValidationError("--rate must be 0...100000 events per second, not \(rate)")
         }
+        _ = try remoteConfig
+    }
+
+    /// `--config` and `--config-interval`, checked (the file is read as the collector will).
+    var remoteConfig: DemoRemoteConfig? {
+        get throws(ValidationError) {
+            guard let config else {
+                if configInterval != nil { throw ValidationError("--config-interval needs --config FILE (the config the demo serves)") }
+                return nil
+            }
+            do {
+                try Collector.checkConfigFile(config)
+            } catch {
+                throw ValidationError("--config: \(error.message)")
+            }
+            let interval = try configInterval.map(DemoRemoteConfig.interval(parsing:)) ?? DemoRemoteConfig.defaultInterval
+            return DemoRemoteConfig(path: config, interval: interval)
+        }
     }
 
     func run() async throws {
         // Checked already in validate(); parsed again here for the value.
         let flushPolicy = try FlushPolicy(parsing: policy)
+        let remoteConfig = try self.remoteConfig
         let (events, _) = try DemoCatalogue.load(explicitPath: self.catalogue)
         try DemoTerminalCheck.require(command: "demo")
         let files = try DemoFiles.make(db: db)
         try DashboardLogging.bootstrap(toFile: files.log, level: .warning)
         let session = DemoSession(
             files: files, catalogue: events,
-            settings: EngineSettings(policy: flushPolicy, batchSize: batchSize), rate: rate)
+            settings: EngineSettings(policy: flushPolicy, batchSize: batchSize), rate: rate, remoteConfig: remoteConfig)
         try await session.run()
         Output.line("demo ended; the store is \(files.store) (see 'beacon status --db \(files.store)'), the log \(files.log)")
     }

@@ -12,12 +12,15 @@ import Logging
 /// | `burst(n)` | n catalogue events tracked on a background task (the UI never waits) |
 /// | `setGeneratorRate` | the generator's rate |
 /// | `setFaultPreset` | `collector.setFaultPlan(FaultPlan.preset(named:))` |
+/// | `syncConfig` | `syncer.syncNow()` on a background task, when `--config` runs one |
 /// | `quit` | nothing here: the session does the bounded final flush after the screen closes |
 struct DemoControls: Sendable {
     let engine: BeaconEngine<ContinuousClock>
     let collector: Collector
     let generator: DemoGenerator
     let logger: Logger
+    /// The remote-config syncer, with `--config`.
+    var syncer: RemoteConfigSyncer<ContinuousClock>? = nil
 
     func perform(_ action: DashboardAction) async {
         switch action {
@@ -36,6 +39,12 @@ struct DemoControls: Sendable {
             generator.setRate(rate)
         case .setFaultPreset(let preset):
             setFaults(preset)
+        case .syncConfig:
+            guard let syncer else {
+                logger.warning("config sync asked for, but this demo runs no remote config")
+                return
+            }
+            Task { await syncer.syncNow() }  // the status reaches the screen through the observer
         case .quit:
             break
         }

@@ -12,15 +12,18 @@ struct DemoSession {
     var catalogue: DemoCatalogue
     var settings: EngineSettings
     var rate: Int
+    /// The config the collector serves and the engine polls (`--config`), if any.
+    var remoteConfig: DemoRemoteConfig?
 
     /// The final flush on quit is bounded by this (the engine's own bound).
     static let finalFlushTimeout = Duration.seconds(2)
 
-    init(files: DemoFiles, catalogue: DemoCatalogue, settings: EngineSettings, rate: Int) {
+    init(files: DemoFiles, catalogue: DemoCatalogue, settings: EngineSettings, rate: Int, remoteConfig: DemoRemoteConfig? = nil) {
         self.files = files
         self.catalogue = catalogue
         self.settings = settings
         self.rate = rate
+        self.remoteConfig = remoteConfig
     }
 
     func run() async throws {
@@ -33,7 +36,11 @@ struct DemoSession {
         }
         let collector: Collector
         do {
-            collector = try Collector(configuration: CollectorConfiguration(host: "127.0.0.1", port: 0))
+            var configuration = CollectorConfiguration(host: "127.0.0.1", port: 0)
+            configuration.configFeedPath = remoteConfig?.path
+            collector = try Collector(configuration: configuration)
+        } catch let error as CollectorSetupError where remoteConfig != nil {
+            throw CLIError.badInput("--config: \(error.message)")  // the file broke since the flags were checked
         } catch {
             throw CLIError.runtime("cannot start the demo collector: \(error)")
         }
@@ -53,10 +60,18 @@ struct DemoSession {
             queue: queue, destination: Destination(sender: sender), settings: settings,
             retryPolicy: RetryPolicy(initialDelay: .milliseconds(250), maxDelay: .seconds(5)), clock: ContinuousClock(),
             finalFlushTimeout: Self.finalFlushTimeout, logger: logger)
+        let syncer: RemoteConfigSyncer<ContinuousClock>?
+        do {
+            syncer = try remoteConfig?.makeSyncer(engine: engine, store: files.store, port: port, logger: logger)
+        } catch {
+            await collectorGroup.triggerGracefulShutdown()
+            throw error
+        }
         let engineTask = Task { try await engine.run() }
+        let syncerTask = syncer.map { syncer in Task { try await syncer.run() } }
         let generator = DemoGenerator(tracker: engine.tracker, catalogue: catalogue, rate: rate, logger: logger)
         let generatorTask = Task { await generator.run() }
-        let controls = DemoControls(engine: engine, collector: collector, generator: generator, logger: logger)
+        let controls = DemoControls(engine: engine, collector: collector, generator: generator, logger: logger, syncer: syncer)
 
         var initial = DashboardState(mode: .demo)
         initial.generatorRate = rate
@@ -67,11 +82,13 @@ struct DemoSession {
                 action in await controls.perform(action)
             }
         } catch {
+            syncerTask?.cancel()
             await Self.tearDown(engine: engine, engineTask: engineTask, generator: generator, generatorTask: generatorTask, collectorGroup: collectorGroup, collectorTask: collectorTask)
             if let error = error as? TerminalError { throw DemoTerminalCheck.cli(error, command: "demo") }
             throw error
         }
         await queue.waitForPendingWrites()
+        syncerTask?.cancel()
         await Self.tearDown(engine: engine, engineTask: engineTask, generator: generator, generatorTask: generatorTask, collectorGroup: collectorGroup, collectorTask: collectorTask)
         switch exit {
         case .quit:

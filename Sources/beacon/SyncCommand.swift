@@ -9,6 +9,10 @@ struct SyncCommand: AsyncParsableCommand {
         abstract: "Apply a one-way sync feed (upserts, deletions, version_token) to a store.",
         discussion: """
             --from takes a file or an http(s) URL; a URL is fetched as URL?since=TOKEN with the stored token.
+            Two shapes are accepted: a generic feed (collections as arrays of records with an "id", \
+            "deleted": {collection: [ids]}, "version_token"), and the collector's config feed \
+            (GET /v1/config: {"settings": {...}, "deleted": [keys], "version_token"}), whose settings \
+            are checked and stored as the remote_config collection for an engine over this store.
             Prints one line: what was upserted and deleted, and the new version_token. Exit 2 for a bad
             feed or file, 1 for a network or storage failure; either way the store is unchanged.
             """
@@ -45,7 +49,7 @@ struct SyncCommand: AsyncParsableCommand {
             bytes = Array(data)
         }
         do {
-            let result = try await importer.apply(bytes)
+            let result = SyncImporter.isConfigFeed(bytes) ? try await importer.applyConfigFeed(bytes) : try await importer.apply(bytes)
             Output.line(result.description)
         } catch {
             throw error.isBadInput ? CLIError.badInput("\(error)") : CLIError.runtime("\(error)")

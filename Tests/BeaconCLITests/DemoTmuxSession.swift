@@ -31,6 +31,11 @@ final class TmuxSession {
         kill()
     }
 
+    /// Whether the server still answers.
+    var isServerRunning: Bool {
+        (try? Self.run(["tmux", "-L", socket, "list-sessions"]).status == 0) ?? false  // cannot run tmux: not running
+    }
+
     /// Stops the server and everything in it.
     func kill() {
         _ = try? Self.run(["tmux", "-L", socket, "kill-server"])  // already gone is fine
@@ -111,10 +116,24 @@ final class TmuxSession {
         // hold open the pipes of processes other tests are reading to end-of-file.
         guard let closeFrom = Self.addCloseFrom else { throw TmuxError("posix_spawn_file_actions_addclosefrom_np is missing (glibc 2.34+)") }
         _ = closeFrom(&actions, 3)
+        // Default signal handling: the test runner's threads block and ignore signals, and
+        // a tmux server forked from this client would inherit that, so the SIGTERM that
+        // `kill-server` sends the server itself would never arrive and the panes (a
+        // running beacon) would outlive the test.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv: [UnsafeMutablePointer<CChar>?] = (["/usr/bin/env"] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, &attributes, argv, environ)
         guard spawned == 0 else { throw TmuxError("cannot start \(arguments.joined(separator: " ")): error \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}

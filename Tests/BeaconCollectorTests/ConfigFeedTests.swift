@@ -61,10 +61,21 @@ struct ConfigFeedTests {
         try await withCollector(configuration()) { _, port in
             try await withClient(port: port) { client in
                 let token = try await call(client, .get, "/v1/config").json["version_token"] as? String
+                #expect(try await call(client, .get, "/v1/config").json["warning"] == nil)
                 try write(#"{"settings": {"batchSize": "#, age: 10)
                 let answer = try await call(client, .get, "/v1/config")
                 #expect(answer.status == 200)
                 #expect(answer.json["version_token"] as? String == token)
+                let warning = answer.json["warning"] as? String
+                #expect(warning?.contains("not valid JSON") == true, "\(answer.text)")
+                #expect(warning?.contains("last good version") == true, "\(answer.text)")
+                let again = try await call(client, .get, "/v1/config?since=\(token ?? "")")
+                #expect(again.json["warning"] as? String == warning, "still broken: still said")
+
+                try write(#"{"settings": {"batchSize": 30}}"#, age: 20)
+                let fixed = try await call(client, .get, "/v1/config?since=\(token ?? "")")
+                #expect(fixed.json["warning"] == nil)
+                #expect((fixed.json["settings"] as? [String: Any])?["batchSize"] as? Int == 30)
             }
         }
     }

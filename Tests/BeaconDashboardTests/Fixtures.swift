@@ -161,6 +161,27 @@ enum Fixtures {
         return snapshot
     }
 
+    /// Steady flow under remote configuration: batch size 50 from the feed, synced 4 s
+    /// before t0, polled every 5 s, the blocklist has dropped a few events.
+    static func remoteConfig() -> EngineSnapshot {
+        var snapshot = steady()
+        snapshot.batchSize = 50
+        snapshot.remoteConfig = RemoteConfigSummary(
+            version: "5f2c0a9e3b7d4411", lastSync: .init(millisecondsSince1970: t0 - 4_000), interval: .seconds(5),
+            filtered: EventFilter.Counts(blocked: 12))
+        return snapshot
+    }
+
+    /// Remote configuration whose last three polls failed: the last good version stays.
+    static func remoteConfigFailing() -> EngineSnapshot {
+        var snapshot = remoteConfig()
+        snapshot.remoteConfig?.lastSync = .init(millisecondsSince1970: t0 - 64_000)
+        snapshot.remoteConfig?.lastError = "settings.batchSize: expected an integer of at least 1, found 0"
+        snapshot.remoteConfig?.consecutiveFailures = 3
+        snapshot.lastError = "remote config: settings.batchSize: expected an integer of at least 1, found 0"
+        return snapshot
+    }
+
     /// Demo knobs set as a user would have them during a run.
     static func demoState(_ adjust: (inout DashboardState) -> Void = { _ in }) -> DashboardState {
         var state = DashboardState(mode: .demo)

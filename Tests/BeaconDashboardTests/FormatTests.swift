@@ -28,6 +28,24 @@ import Testing
         #expect(Format.duration(.milliseconds(-5)) == "0 ms")
     }
 
+    @Test func timesOfDayAgesAndIntervals() {
+        #expect(Format.timeOfDay(millisecondsSince1970: 1_763_769_600_000) == "00:00:00")
+        #expect(Format.timeOfDay(millisecondsSince1970: 1_763_769_600_000 + 45_296_999) == "12:34:56")
+        #expect(Format.timeOfDay(millisecondsSince1970: -1_000) == "23:59:59")
+        #expect(Format.age(milliseconds: -20) == "0s")
+        #expect(Format.age(milliseconds: 4_999) == "4s")
+        #expect(Format.age(milliseconds: 125_000) == "2m05s")
+        #expect(Format.age(milliseconds: (3 * 3600 + 120) * 1000) == "3h02m")
+        #expect(Format.age(milliseconds: (2 * 86_400 + 7 * 3600) * 1000) == "2d07h")
+        #expect(Format.interval(.milliseconds(300)) == "300ms")
+        #expect(Format.interval(.seconds(5)) == "5s")
+        #expect(Format.interval(.milliseconds(1_500)) == "1.5s")
+        #expect(Format.interval(.seconds(120)) == "2m")
+        #expect(Format.interval(.seconds(150)) == "2m30s")
+        #expect(Format.interval(.seconds(3600)) == "1h")
+        #expect(Format.interval(.seconds(5400)) == "1h30m")
+    }
+
     @Test func rates() {
         #expect(Format.rate(0) == "0/s")
         #expect(Format.rate(.nan) == "0/s")

@@ -60,6 +60,15 @@ import Testing
         try expectGolden("policy-prompt-error-80x24", Fixtures.steady(), state, 80, 24)
     }
 
+    @Test func remoteConfig() throws {
+        try expectGolden("remote-config-80x24", Fixtures.remoteConfig(), Fixtures.demoState(), 80, 24)
+    }
+
+    @Test func remoteConfigPollsFailing() throws {
+        try expectGolden("remote-config-failing-80x24", Fixtures.remoteConfigFailing(), Fixtures.demoState(), 80, 24)
+        try expectGolden("remote-config-failing-80x24.styles", Fixtures.remoteConfigFailing(), Fixtures.demoState(), 80, 24, styles: true)
+    }
+
     @Test func minimumSize() throws {
         try expectGolden("minimum-40x10", Fixtures.outageWithRetries(), Fixtures.demoState(), 40, 10)
     }

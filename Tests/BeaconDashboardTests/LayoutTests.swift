@@ -5,7 +5,8 @@ import Testing
 @Suite struct LayoutTests {
     static let snapshots = [
         Fixtures.empty(), Fixtures.steady(), Fixtures.offlineBacklog(), Fixtures.outageWithRetries(),
-        Fixtures.deadLetters(), Fixtures.storageProblem(), Fixtures.twoDestinations(),
+        Fixtures.deadLetters(), Fixtures.storageProblem(), Fixtures.twoDestinations(), Fixtures.remoteConfig(),
+        Fixtures.remoteConfigFailing(),
     ]
 
     /// Every size from the minimum up renders the header and the keys, and nothing else
@@ -35,6 +36,40 @@ import Testing
         }
         #expect(historyRows(large) > historyRows(small) * 3)
         #expect(graphCells(large) > graphCells(small) * 3)
+    }
+
+    /// The remote-config line takes the fourth header row only when a syncer reports, and
+    /// costs one history row; without one the header keeps three lines.
+    @Test func remoteConfigLineOnlyWithASyncer() {
+        func render(_ snapshot: EngineSnapshot) -> CellGrid {
+            DashboardRenderer.render(snapshot: snapshot, state: DashboardState(mode: .demo), size: (width: 80, height: 24))
+        }
+        let without = render(Fixtures.steady())
+        let with = render(Fixtures.remoteConfig())
+        #expect(!without.text.contains(" config "))
+        #expect(with.row(3).hasPrefix(" config 5f2c0a9e3b7d4411  synced 23:59:56 UTC (4s ago)  every 5s  blocked 12"))
+        #expect(with.row(4).contains("Queue depth"))
+        func historyRows(_ grid: CellGrid) -> Int { (0..<grid.height).filter { grid.row($0).hasSuffix(" sent") }.count }
+        #expect(historyRows(with) == historyRows(without) - 1)
+        let short = DashboardRenderer.render(snapshot: Fixtures.remoteConfig(), state: DashboardState(mode: .demo), size: (width: 80, height: 19))
+        #expect(!short.text.contains(" config "), "one header line below 20 rows")
+    }
+
+    @Test func remoteConfigMarkers() {
+        var snapshot = Fixtures.remoteConfig()
+        snapshot.remoteConfig = RemoteConfigSummary()
+        func line(_ snapshot: EngineSnapshot, width: Int = 80) -> String {
+            DashboardRenderer.render(snapshot: snapshot, state: DashboardState(mode: .demo), size: (width: width, height: 24)).row(3)
+        }
+        #expect(line(snapshot).hasPrefix(" config none yet  not synced yet"))
+        snapshot.remoteConfig?.lastError = "connection refused"
+        snapshot.remoteConfig?.consecutiveFailures = 1
+        #expect(line(snapshot).hasPrefix(" config none yet  last poll failed  not synced yet"))
+        snapshot = Fixtures.remoteConfig()
+        snapshot.remoteConfig?.feedWarning = "The config file is not valid JSON. Serving the last good version."
+        #expect(line(snapshot).hasPrefix(" config 5f2c0a9e3b7d4411  feed warning  synced "))
+        snapshot.remoteConfig?.version = "a-very-long-version-token-from-another-server"
+        #expect(line(snapshot, width: 40).hasPrefix(" config a-very-long-ver…  feed warning"))
     }
 
     @Test func belowTheMinimumSaysSo() {

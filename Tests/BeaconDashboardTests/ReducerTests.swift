@@ -96,6 +96,27 @@ struct KeyScript {
         #expect(script.state.faultPreset == .none)
     }
 
+    @Test mutating func configSyncOnlyWithRemoteConfig() {
+        #expect(script.press(.character("s")) == [])
+        #expect(script.state.message?.severity == .warning)
+        #expect(script.state.message?.text.contains("--config") == true)
+        script.state.observe(Fixtures.remoteConfig())
+        #expect(script.press(.character("s")) == [.syncConfig])
+        #expect(script.state.message?.severity == .info)
+        script.state.observe(Fixtures.steady())
+        #expect(script.press(.character("s")) == [], "the syncer's reports stopped")
+    }
+
+    @Test mutating func helpListsConfigSyncOnlyWithRemoteConfig() {
+        script.press(.character("?"))
+        func help(_ snapshot: EngineSnapshot) -> String {
+            DashboardRenderer.render(snapshot: snapshot, state: script.state, size: (width: 80, height: 24)).text
+        }
+        #expect(!help(Fixtures.steady()).contains("poll the remote config feed now"))
+        script.state.observe(Fixtures.remoteConfig())
+        #expect(help(Fixtures.remoteConfig()).contains("poll the remote config feed now"))
+    }
+
     @Test mutating func helpToggles() {
         #expect(script.press(.character("?")) == [])
         #expect(script.state.isHelpVisible)
@@ -226,7 +247,7 @@ struct KeyScript {
 }
 
 @Suite struct ReducerMonitorTests {
-    @Test(arguments: Array("fpobB[]+-rc"))
+    @Test(arguments: Array("fpobB[]+-rcs"))
     func engineKeysAreRefused(key: Character) {
         var script = KeyScript(DashboardState(mode: .monitor))
         let before = script.state

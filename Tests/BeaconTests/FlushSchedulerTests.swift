@@ -86,6 +86,7 @@ struct FlushPolicyParsingTests {
         ("every 5s", .interval(.seconds(5))),
         ("250ms", .interval(.milliseconds(250))),
         ("every 2m", .interval(.seconds(120))),
+        ("every 1h", .interval(.seconds(3600))),
         ("count 20 or 30s", .any([.count(20), .interval(.seconds(30))])),
         ("Count 20 | every 1.5s", .any([.count(20), .interval(.milliseconds(1500))])),
     ])

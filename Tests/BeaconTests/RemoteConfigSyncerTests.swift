@@ -144,6 +144,85 @@ struct RemoteConfigSyncerTests {
         #expect(filter.counts == EventFilter.Counts(blocked: 1, sampledOut: 400 - kept))
     }
 
+    @Test func everyStatusChangeReachesTheObserversSnapshot() async throws {
+        let ticks = ManualClock()  // never advanced: no ticks, only reports
+        let observer = TrackingObserver(
+            settings: settings.current, depth: QueueDepth(), storePath: path, endpoint: "test",
+            sleep: { try await ticks.sleep(for: $0) })
+        settings.onChange { observer.report(.settings($0)) }
+        let observing = Task { await observer.run() }
+        defer { observing.cancel() }
+        let syncer = RemoteConfigSyncer(
+            importer: try SyncImporter(path: path), settings: settings, filter: filter, fetch: feed.fetch,
+            interval: .seconds(30), clock: clock, observer: observer)
+        #expect(await observer.snapshot.remoteConfig == nil, "nothing before a syncer reports")
+
+        feed.answer(#"{"settings": {"batchSize": 50}, "version_token": "v1"}"#)
+        let run = Task { try await syncer.run() }
+        let first = await observer.firstSnapshot { $0.remoteConfig?.version == "v1" }
+        #expect(first?.batchSize == 50)
+        #expect(first?.remoteConfig?.lastSync != nil)
+        #expect(first?.remoteConfig?.interval == .seconds(30), "polling on an interval")
+        #expect(first?.remoteConfig?.lastError == nil)
+
+        await clock.waitForSleepers(1)
+        feed.fail()
+        clock.advance(by: .seconds(30))
+        let failed = await observer.firstSnapshot { $0.remoteConfig?.lastError != nil }
+        #expect(failed?.remoteConfig?.version == "v1")
+        #expect(failed?.remoteConfig?.lastSync == first?.remoteConfig?.lastSync, "the last success stays the last sync")
+        #expect(failed?.remoteConfig?.consecutiveFailures == 1)
+        #expect(failed?.lastError?.hasPrefix("remote config: ") == true)
+        #expect(failed?.batchSize == 50)
+
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(30))
+        #expect(await observer.firstSnapshot { $0.remoteConfig?.consecutiveFailures == 2 } != nil)
+
+        await clock.waitForSleepers(1)
+        feed.answer(#"{"settings": {"batchSize": 20}, "version_token": "v2", "warning": "config file broken"}"#)
+        clock.advance(by: .seconds(30))
+        let recovered = await observer.firstSnapshot { $0.remoteConfig?.version == "v2" }
+        #expect(recovered?.batchSize == 20)
+        #expect(recovered?.remoteConfig?.lastError == nil)
+        #expect(recovered?.remoteConfig?.consecutiveFailures == 0)
+        #expect(recovered?.remoteConfig?.feedWarning == "config file broken")
+        #expect(recovered?.lastError == "remote config feed: config file broken")
+        run.cancel()
+        try await run.value
+    }
+
+    @Test func aWarningInTheFeedIsKeptUntilAnAnswerWithoutOne() async throws {
+        let syncer = try makeSyncer()
+        feed.answer(#"{"settings": {"batchSize": 50}, "version_token": "v1", "warning": "broken file"}"#)
+        let warned = await syncer.syncNow()
+        #expect(warned.feedWarning == "broken file")
+        #expect(warned.lastError == nil)
+        #expect(settings.current.batchSize == 50, "the settings in the answer still apply")
+        feed.answer(#"{"settings": {}, "version_token": "v1"}"#)
+        #expect(await syncer.syncNow().feedWarning == nil)
+        feed.answer(#"{"settings": {}, "version_token": "v1", "warning": 3}"#)
+        #expect(await syncer.syncNow().lastError != nil, "a warning must be a string")
+    }
+
+    @Test func aLocalChangeLastsUntilTheServerChangesThatKey() async throws {
+        let syncer = try makeSyncer()
+        feed.answer(#"{"settings": {"batchSize": 50, "flushAt": 10}, "version_token": "v1"}"#)
+        await syncer.syncNow()
+        #expect(settings.current.batchSize == 50)
+        settings.update { $0.batchSize = 200 }  // the dashboard's `+`
+        feed.answer(#"{"settings": {}, "version_token": "v1"}"#)
+        await syncer.syncNow()
+        #expect(settings.current.batchSize == 200, "an unchanged config does not undo the local change")
+        feed.answer(#"{"settings": {"flushAt": 20}, "version_token": "v2"}"#)
+        await syncer.syncNow()
+        #expect(settings.current.batchSize == 200, "a change of another key does not either")
+        #expect(settings.current.policy == .any([.count(20)]))
+        feed.answer(#"{"settings": {"batchSize": 60}, "version_token": "v3"}"#)
+        await syncer.syncNow()
+        #expect(settings.current.batchSize == 60, "the server's change of that key wins")
+    }
+
     @Test func samplingIsDeterministicByMessageId() {
         let rules = EventFilter.Rules(sampling: ["Page Viewed": 0.5])
         let ids = (0..<100).map { "id-\($0)" }
