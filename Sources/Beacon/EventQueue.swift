@@ -30,6 +30,12 @@ public protocol EventQueue: AnyObject, Sendable {
     /// done with them. `peek` and `settle` register unknown destinations themselves.
     func register(destination: String) async throws(StorageError)
 
+    /// Forgets a destination (idempotent): its progress and counters go, and the events
+    /// every remaining destination is done with leave the queue. Its dead letters stay.
+    /// Use it when a destination is removed for good; events are kept for every
+    /// registered destination, running or not.
+    func unregister(destination: String) async throws(StorageError)
+
     /// Reads the oldest events `destination` is not done with, after sequence `after`
     /// when given: at most `limit` events and `maxBytes` of payload (but always at least
     /// one event when any is left). The events stay queued, leased to the destination:

@@ -117,6 +117,24 @@ public final class InMemoryEventQueue: EventQueue {
         storage.withLock { $0.register(destination) }
     }
 
+    public func unregister(destination: String) async throws(StorageError) {
+        storage.withLock { storage in
+            guard storage.destinations.removeValue(forKey: destination) != nil else { return }
+            storage.leases[destination] = nil
+            guard !storage.destinations.isEmpty else { return }
+            var kept = Deque<Entry>()
+            for entry in storage.events {
+                if storage.destinations.keys.allSatisfy({ entry.doneBy.contains($0) }) {
+                    storage.bytes -= entry.event.payload.count
+                    if entry.deadLettered { storage.totals.deadLettered += 1 } else { storage.totals.delivered += 1 }
+                } else {
+                    kept.append(entry)
+                }
+            }
+            storage.events = kept
+        }
+    }
+
     public func peek(for destination: String, after: Int64?, limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent] {
         storage.withLock { storage in
             storage.register(destination)

@@ -182,6 +182,35 @@ public final class SQLiteEventQueue: EventQueue {
         apply(result)
     }
 
+    public func unregister(destination: String) async throws(StorageError) {
+        guard state.withLock({ $0.destinations[destination] != nil }) else { return }
+        let result: Snapshot
+        do {
+            result = try await pool.write { db in
+                var snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
+                guard snapshot.destinations.removeValue(forKey: destination) != nil else { return snapshot }
+                try db.run("DELETE FROM destinations WHERE name = ?", [destination])
+                try db.run("DELETE FROM destination_done WHERE destination = ?", [destination])
+                let remaining = Array(snapshot.destinations.values)
+                if !remaining.isEmpty {
+                    // Every event the remaining destinations are all done with leaves now.
+                    let left = try Self.removeDone(
+                        through: snapshot.stored.nextSeq - 1, from: 1, others: remaining, stored: &snapshot.stored, db)
+                    if left > 0 {
+                        try db.run("DELETE FROM destination_done WHERE NOT EXISTS (SELECT 1 FROM events WHERE seq = destination_done.seq)")
+                    }
+                }
+                try snapshot.stored.write(db, now: Timestamp.now().millisecondsSince1970)
+                self.logger.notice("destination unregistered", metadata: ["destination": "\(destination)"])
+                return snapshot
+            }
+        } catch {
+            throw StorageError(error, path: location)
+        }
+        apply(result)
+        state.withLock { _ = $0.leases.removeValue(forKey: destination) }
+    }
+
     public func peek(for destination: String, after: Int64?, limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent] {
         try await register(destination: destination)
         let cursor = state.withLock { $0.destinations[destination]?.cursor ?? 0 }
@@ -327,9 +356,6 @@ public final class SQLiteEventQueue: EventQueue {
     ) throws -> Int {
         guard !sequences.isEmpty else { return 0 }
         var marked = 0
-        let doneByOthers = others.map { _ in
-            "(seq <= ? OR EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq))"
-        }.joined(separator: " AND ")
         for range in ranges(of: sequences) {
             let lower = max(range.lowerBound, destination.cursor + 1)
             guard lower <= range.upperBound else { continue }
@@ -344,24 +370,7 @@ public final class SQLiteEventQueue: EventQueue {
             guard pending > 0 else { continue }
             marked += pending
             destination.pending -= pending
-            var othersArguments = StatementArguments()
-            for other in others { othersArguments += [other.cursor, other.name] }
-            let leaving = "FROM events WHERE seq BETWEEN ? AND ?" + (others.isEmpty ? "" : " AND " + doneByOthers)
-            let row = try Row.fetchOne(
-                db.cachedStatement(sql: """
-                    SELECT count(*), coalesce(sum(length(payload)), 0),
-                        coalesce(sum(EXISTS (SELECT 1 FROM dead_letters WHERE dead_letters.seq = events.seq)), 0)
-                    \(leaving)
-                    """),
-                arguments: bounds + othersArguments)
-            let (deleted, bytes, deadLettered): (Int, Int, Int) = (row?[0] ?? 0, row?[1] ?? 0, row?[2] ?? 0)
-            if deleted > 0 {
-                try db.run("DELETE " + leaving, bounds + othersArguments)
-                stored.depth -= deleted
-                stored.bytes -= bytes
-                stored.deadLettered += deadLettered
-                stored.delivered += deleted - deadLettered
-            }
+            let deleted = try removeDone(through: range.upperBound, from: lower, others: others, stored: &stored, db)
             if !others.isEmpty {
                 if deleted > 0 {
                     try db.run(
@@ -379,6 +388,36 @@ public final class SQLiteEventQueue: EventQueue {
             }
         }
         return marked
+    }
+
+    /// Removes the events in `from...through` that every destination in `others` is done
+    /// with, counting them as dead-lettered if any destination dead-lettered them, else as
+    /// delivered. Returns how many left.
+    private static func removeDone(
+        through upper: Int64, from lower: Int64, others: [StoreSchema.DestinationState], stored: inout StoreSchema.State,
+        _ db: Database
+    ) throws -> Int {
+        let doneByOthers = others.map { _ in
+            "(seq <= ? OR EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq))"
+        }.joined(separator: " AND ")
+        var arguments: StatementArguments = [lower, upper]
+        for other in others { arguments += [other.cursor, other.name] }
+        let leaving = "FROM events WHERE seq BETWEEN ? AND ?" + (others.isEmpty ? "" : " AND " + doneByOthers)
+        let row = try Row.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT count(*), coalesce(sum(length(payload)), 0),
+                    coalesce(sum(EXISTS (SELECT 1 FROM dead_letters WHERE dead_letters.seq = events.seq)), 0)
+                \(leaving)
+                """),
+            arguments: arguments)
+        let (deleted, bytes, deadLettered): (Int, Int, Int) = (row?[0] ?? 0, row?[1] ?? 0, row?[2] ?? 0)
+        guard deleted > 0 else { return 0 }
+        try db.run("DELETE " + leaving, arguments)
+        stored.depth -= deleted
+        stored.bytes -= bytes
+        stored.deadLettered += deadLettered
+        stored.delivered += deleted - deadLettered
+        return deleted
     }
 
     /// Moves a destination's cursor past every event it is done with at the head.

@@ -40,6 +40,7 @@ final class TimedQueue: EventQueue, @unchecked Sendable {
 
     func register(destination: String) async throws(StorageError) { try await inner.register(destination: destination) }
     func releaseLeases(for destination: String) { inner.releaseLeases(for: destination) }
+    func unregister(destination: String) async throws(StorageError) { try await inner.unregister(destination: destination) }
 
     func peek(for destination: String, after: Int64?, limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent] {
         let start = ContinuousClock.now

@@ -155,6 +155,26 @@ struct DestinationQueueTests {
         #expect(forA.map(\.sequence) == [8, 9, 10, 11, 12, 13])
     }
 
+    @Test(arguments: Kind.allCases)
+    func unregisteringADestinationReleasesWhatOnlyItLacked(_ kind: Kind) async throws {
+        let queue = try makeQueue(kind)
+        try await queue.register(destination: "a")
+        try await queue.register(destination: "gone")
+        await fill(queue, 6)
+        let head = try await queue.peek(for: "a", after: nil, limit: 4, maxBytes: .max)
+        try await settle(queue, "a", delivered: Array(head[0...2]), deadLettered: [head[3]])
+        #expect(queue.depth.events == 6)
+        try await queue.unregister(destination: "gone")
+        #expect(queue.depth.events == 2, "a is done with 1...4; only 5 and 6 stay")
+        #expect(queue.depth.totals.delivered == 3)
+        #expect(queue.depth.totals.deadLettered == 1)
+        #expect(queue.depth.destinations["gone"] == nil)
+        #expect(try await queue.peek(for: "a", after: nil, limit: 10, maxBytes: .max).map(\.sequence) == [5, 6])
+        try await queue.unregister(destination: "gone")  // idempotent
+        try await queue.unregister(destination: "a")
+        #expect(queue.depth.events == 2, "with no destination left, events wait for the next one")
+    }
+
     @Test func progressSurvivesReopening() async throws {
         do {
             let queue = try makeQueue(.sqlite)
