@@ -21,6 +21,10 @@ struct DemoCommand: AsyncParsableCommand {
             /v1/config, re-read when it changes, and the engine polls it every \
             --config-interval (default 5s) and applies it live; the header then shows the \
             config version and the last sync. Without --config there is no remote config.
+            With --destinations 2 a second collector on 127.0.0.1 takes a copy of every \
+            event as destination "backup" (with its own enrichment: a context field), with \
+            its own progress, backoff and state; collector faults (c) apply to the first \
+            destination only, so one can fail while the other keeps flowing.
             Needs a terminal; for scripts use 'beacon track' and 'beacon flush'.
             """)
 
@@ -42,6 +46,9 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "A remote-config file {\"settings\": {...}} the demo's collector serves and its engine polls (default: none, no remote config).")
     var config: String?
 
+    @Option(help: "Destinations: 1 (one collector) or 2 (a second collector, 'backup', gets a copy of every event).")
+    var destinations: Int = 1
+
     @Option(help: "Time between config polls, with its unit: 500ms, 5s, 2m, 1h (100ms...1h; needs --config; default 5s).")
     var configInterval: String?
 
@@ -56,6 +63,9 @@ struct DemoCommand: AsyncParsableCommand {
         }
         guard (0...100_000).contains(rate) else {
             throw ValidationError("--rate must be 0...100000 events per second, not \(rate)")
+        }
+        guard (1...2).contains(destinations) else {
+            throw ValidationError("--destinations must be 1 or 2, not \(destinations)")
         }
         _ = try remoteConfig
     }
@@ -87,7 +97,8 @@ struct DemoCommand: AsyncParsableCommand {
         try DashboardLogging.bootstrap(toFile: files.log, level: .warning)
         let session = DemoSession(
             files: files, catalogue: events,
-            settings: EngineSettings(policy: flushPolicy, batchSize: batchSize), rate: rate, remoteConfig: remoteConfig)
+            settings: EngineSettings(policy: flushPolicy, batchSize: batchSize), rate: rate, remoteConfig: remoteConfig,
+            withBackup: destinations == 2)
         try await session.run()
         Output.line("demo ended; the store is \(files.store) (see 'beacon status --db \(files.store)'), the log \(files.log)")
     }

@@ -14,17 +14,26 @@ struct DemoSession {
     var rate: Int
     /// The config the collector serves and the engine polls (`--config`), if any.
     var remoteConfig: DemoRemoteConfig?
+    /// Whether a second collector takes a copy of every event (`--destinations 2`).
+    var withBackup: Bool
 
     /// The final flush on quit is bounded by this (the engine's own bound).
     static let finalFlushTimeout = Duration.seconds(2)
 
-    init(files: DemoFiles, catalogue: DemoCatalogue, settings: EngineSettings, rate: Int, remoteConfig: DemoRemoteConfig? = nil) {
+    init(
+        files: DemoFiles, catalogue: DemoCatalogue, settings: EngineSettings, rate: Int, remoteConfig: DemoRemoteConfig? = nil,
+        withBackup: Bool = false
+    ) {
         self.files = files
         self.catalogue = catalogue
         self.settings = settings
         self.rate = rate
         self.remoteConfig = remoteConfig
+        self.withBackup = withBackup
     }
+
+    /// The second destination's name (`--destinations 2`).
+    static let backupName = "backup"
 
     func run() async throws {
         let logger = Logger(label: "beacon.demo")
@@ -44,20 +53,44 @@ struct DemoSession {
         } catch {
             throw CLIError.runtime("cannot start the demo collector: \(error)")
         }
-        // In a service group so that quitting shuts it down gracefully (cancelling it
+        let backup: Collector?
+        do {
+            backup = withBackup ? try Collector(configuration: CollectorConfiguration(host: "127.0.0.1", port: 0)) : nil
+        } catch {
+            throw CLIError.runtime("cannot start the demo's backup collector: \(error)")
+        }
+        // In a service group so that quitting shuts them down gracefully (cancelling
         // makes the HTTP server log an error on the way out).
-        let collectorGroup = ServiceGroup(configuration: ServiceGroupConfiguration(services: [collector], logger: logger))
+        let collectorGroup = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [collector] + (backup.map { [$0] } ?? []), logger: logger))
         let collectorTask = Task { try await collectorGroup.run() }
         let port: Int
+        let backupPort: Int?
         do {
             port = try await collector.port
+            backupPort = try await backup?.port
         } catch {
             collectorTask.cancel()
             throw CLIError.runtime("the demo collector could not listen on 127.0.0.1: \(error)")
         }
         let sender = try Senders.makeHTTP(endpoint: "http://127.0.0.1:\(port)", writeKey: nil, timeout: .seconds(5))
+        var destinations = [Destination(sender: sender)]
+        if let backupPort {
+            let backupSender = try Senders.makeHTTP(endpoint: "http://127.0.0.1:\(backupPort)", writeKey: nil, timeout: .seconds(5))
+            destinations.append(Destination(
+                name: Self.backupName, sender: backupSender, enrichment: [.context(["copy": "beacon-demo-backup"])]))
+        }
+        // The demo owns its store: a destination from an earlier run that is not in this
+        // one would keep its events forever.
+        for name in queue.depth.destinations.keys where !destinations.contains(where: { $0.name == name }) {
+            do {
+                try await queue.unregister(destination: name)
+            } catch {
+                throw error.cli
+            }
+        }
         let engine = BeaconEngine(
-            queue: queue, destination: Destination(sender: sender), settings: settings,
+            queue: queue, destinations: destinations, settings: settings,
             retryPolicy: RetryPolicy(initialDelay: .milliseconds(250), maxDelay: .seconds(5)), clock: ContinuousClock(),
             finalFlushTimeout: Self.finalFlushTimeout, logger: logger)
         let syncer: RemoteConfigSyncer<ContinuousClock>?

@@ -177,6 +177,16 @@ enum DashboardText {
         return nil
     }
 
+    /// The depth on a destination's row (` backup      0  idle ...`), if shown.
+    static func destinationDepth(_ name: String, in screen: String) -> Int? {
+        for line in screen.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 2, fields[0] == name else { continue }
+            if let number = Int(fields[1].filter(\.isNumber)), fields[1].allSatisfy({ $0.isNumber || $0 == "," }) { return number }
+        }
+        return nil
+    }
+
     /// The first line (the header).
     static func header(_ screen: String) -> String {
         String(screen.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")

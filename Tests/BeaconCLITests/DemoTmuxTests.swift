@@ -72,6 +72,43 @@ struct DemoTmuxTests {
         #expect(try tmux.display("#{alternate_on}") == "0", "the terminal left the alternate screen")
     }
 
+    @Test("with two destinations, a collector that is down holds nothing back for the other",
+          .enabled(if: TmuxSession.isInstalled, "tmux is not installed; the terminal test needs it"),
+          .timeLimit(.minutes(1)))
+    func twoDestinations() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
+        let store = directory + "/demo.sqlite"
+        let tmux = try TmuxSession(
+            [BeaconProcess.path, "demo", "--rate", "0", "--db", store, "--policy", "count 1", "--destinations", "2"],
+            width: 100, height: 30, directory: directory)
+        defer { tmux.kill() }
+
+        try await tmux.waitForScreen("both destinations listed") { screen in
+            DashboardText.destinationDepth("default", in: screen) == 0 && DashboardText.destinationDepth("backup", in: screen) == 0
+        }
+        try tmux.press("c")
+        try tmux.press("c")
+        try await tmux.waitForScreen("the first collector down") { $0.contains("faults down") }
+        try tmux.press("b")
+        let split = try await tmux.waitForScreen("the backup has the burst, the default destination retries") { screen in
+            DashboardText.destinationDepth("backup", in: screen) == 0
+                && (DashboardText.destinationDepth("default", in: screen) ?? 0) >= 500
+                && screen.contains("retrying in")
+        }
+        #expect(DashboardText.depth(in: split) ?? 0 >= 500, "the events stay in the store for the destination that lacks them")
+
+        try tmux.press("c")
+        try tmux.press("c")
+        try await tmux.waitForScreen("faults off") { $0.contains("faults none") }
+        try await tmux.waitForScreen("the default destination caught up and the store emptied", timeout: .seconds(30)) { screen in
+            DashboardText.destinationDepth("default", in: screen) == 0 && DashboardText.depth(in: screen) == 0
+                && screen.contains("delivered 500 of 500 events")
+        }
+        try tmux.press("q")
+        #expect(try await tmux.waitForExit() == 0)
+    }
+
     @Test("without a terminal it exits 1 with one line naming the script commands")
     func refusesWithoutTerminal() throws {
         let result = try BeaconProcess.run(["demo", "--rate", "0"])
