@@ -51,7 +51,7 @@ struct IngestHandler: Sendable {
         }
         let body = try await BodyReader.read(request.body, encoding: encoding, limit: limit)
         guard !body.isEmpty else { throw CollectorError.emptyBody() }
-        guard String(validating: body, as: UTF8.self) != nil else { throw CollectorError.invalidUTF8() }
+        guard body.withUnsafeBufferPointer(UTF8Validator.isValid) else { throw CollectorError.invalidUTF8() }
 
         let defaultType: String
         let parsed: ParsedBody
