@@ -37,32 +37,57 @@ final class EventStore: Sendable {
         }
     }
 
-    /// Inserts events in one transaction with a cached prepared statement; events whose
+    /// Inserts every event of an accepted batch in one transaction; events whose
     /// `messageId` is already stored are counted as duplicates.
-    func insert(_ events: [StoredEvent]) async throws -> InsertResult {
+    ///
+    /// Text columns are bound straight from the request body with a cached prepared
+    /// statement: no `String` per field and no copy by SQLite (see ``StatementBinder``).
+    /// The work runs on GRDB's writer queue, off Swift's cooperative pool.
+    func insert(_ batch: AcceptedBatch) async throws -> InsertResult {
         try await writer.write { db in
-            let statement = try db.cachedStatement(
-                sql: """
-                    INSERT OR IGNORE INTO collector_events
-                    (message_id, type, name, user_id, anonymous_id, timestamp, received_at, json)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
-            var result = InsertResult(stored: 0, duplicates: 0)
-            for event in events {
-                statement.setUncheckedArguments([
-                    event.messageId, event.type, event.name, event.userId, event.anonymousId, event.timestamp,
-                    event.receivedAtMilliseconds, event.json,
-                ])
-                try statement.execute()
-                if db.changesCount > 0 {
-                    result.stored += 1
-                } else {
-                    result.duplicates += 1
+            let binder = try StatementBinder(try db.cachedStatement(sql: Self.insertSQL), in: db)
+            defer { binder.finish() }
+            let parsed = batch.parsed
+            return try parsed.withText { text in
+                /// A string or number field's text, or NULL for any other kind or none.
+                func bind(_ field: FieldValue?, at index: Int32) throws {
+                    guard let field, field.hasText else { return try binder.bindNull(at: index) }
+                    var bytes = text.bytes(field)
+                    if field.isDecoded, let nul = bytes.firstIndex(of: 0) {
+                        // Keep what binding a Swift String did: SQLite's C-string text
+                        // stops at the first NUL (only an escaped \u0000 can put one here).
+                        bytes = UnsafeBufferPointer(rebasing: bytes[..<nul])
+                    }
+                    try binder.bindText(bytes, at: index)
                 }
+                var result = InsertResult(stored: 0, duplicates: 0)
+                for (position, item) in parsed.items.enumerated() {
+                    let fields = item.fields
+                    let type = batch.types[position]
+                    try bind(fields.messageId, at: 1)
+                    try binder.bindText(type.name, at: 2)
+                    try bind(type == .track ? fields.event : fields.name, at: 3)
+                    try bind(fields.userId, at: 4)
+                    try bind(fields.anonymousId, at: 5)
+                    try bind(fields.timestamp?.hasText == true ? fields.timestamp : fields.originalTimestamp, at: 6)
+                    try binder.bindInt64(batch.receivedAtMilliseconds, at: 7)
+                    try binder.bindText(text.bytes(item.range), at: 8)
+                    if try binder.execute() > 0 {
+                        result.stored += 1
+                    } else {
+                        result.duplicates += 1
+                    }
+                }
+                return result
             }
-            return result
         }
     }
+
+    private static let insertSQL = """
+        INSERT OR IGNORE INTO collector_events
+        (message_id, type, name, user_id, anonymous_id, timestamp, received_at, json)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
 
     /// The number of stored events.
     func count() async throws -> Int {

@@ -268,6 +268,17 @@ struct JSONScanner {
         guard token.hasEscapes else { return String(decoding: raw, as: UTF8.self) }
         var output: [UInt8] = []
         output.reserveCapacity(raw.count)
+        try decode(token, into: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends the UTF-8 text of a string token, with escapes resolved, to `output`.
+    func decode(_ token: JSONStringToken, into output: inout [UInt8]) throws(JSONSyntaxError) {
+        let raw = UnsafeBufferPointer(rebasing: bytes[token.range])
+        guard token.hasEscapes else {
+            output.append(contentsOf: raw)
+            return
+        }
         var position = 0
         func hex4(_ at: Int) -> UInt32 {
             var value: UInt32 = 0
@@ -309,12 +320,6 @@ struct JSONScanner {
             default: output.append(escape)  // \" \\ \/
             }
         }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    /// The source text of the bytes in `range` (used for numbers).
-    func text(_ range: Range<Int>) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
     // MARK: Helpers

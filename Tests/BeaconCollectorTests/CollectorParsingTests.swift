@@ -5,8 +5,7 @@ import Testing
 @Suite("Collector parsing and decisions")
 struct CollectorParsingTests {
     static func parse(_ text: String) throws(CollectorError) -> ParsedBody {
-        let body = Array(text.utf8)
-        return try body.withUnsafeBufferPointer { bytes throws(CollectorError) in try BatchParser.parseBatch(bytes) }
+        try BatchParser.parseBatch(Array(text.utf8))
     }
 
     static func code(_ text: String) -> String? {
@@ -27,10 +26,12 @@ struct CollectorParsingTests {
         let bytes = Array(text.utf8)
         let first = String(decoding: bytes[parsed.items[0].range], as: UTF8.self)
         #expect(first.hasPrefix(#"{"type":"track""#) && first.hasSuffix("}}"))
-        #expect(parsed.items[0].fields.event?.text == "Aé\n")
-        #expect(parsed.items[0].fields.messageId?.text == "m\"1")
-        #expect(parsed.items[0].fields.userId == FieldValue(kind: .number, text: "12"))
-        #expect(parsed.items[0].fields.properties?.kind == .object)
+        #expect(parsed.string(parsed.items[0].fields.event) == "Aé\n")
+        #expect(parsed.string(parsed.items[0].fields.messageId) == "m\"1")
+        #expect(parsed.items[0].fields.userId?.kind == .number)
+        #expect(parsed.string(parsed.items[0].fields.userId) == "12")
+        #expect(parsed.string(parsed.items[0].fields.type) == "track")
+        #expect(parsed.items[0].fields.properties == .object)
         #expect(String(decoding: bytes[parsed.items[1].range], as: UTF8.self) == #"{"type":"page","name":"P","messageId":"m2","anonymousId":"x"}"#)
     }
 
@@ -56,9 +57,11 @@ struct CollectorParsingTests {
 
     @Test("The validator accepts every Segment call type and names each problem")
     func validator() throws {
-        func check(_ event: String, type: String = "track") throws -> String? {
+        func check(_ event: String, type: EventType = .track) throws -> String? {
             let parsed = try Self.parse(#"{"batch":[\#(event)]}"#)
-            return EventValidator.check(parsed.items[0], index: 0, maxEventBytes: 200, defaultType: type)?.code
+            return parsed.withText { text in
+                EventValidator.check(parsed.items[0], index: 0, maxEventBytes: 200, defaultType: type, in: text)
+            }.rejection?.code
         }
         #expect(try check(#"{"type":"identify","messageId":"m","userId":"u","traits":{"a":1}}"#) == nil)
         #expect(try check(#"{"type":"alias","messageId":"m","userId":"u","previousId":"p"}"#) == nil)
@@ -71,7 +74,8 @@ struct CollectorParsingTests {
         #expect(try check(#"{"type":"track","event":"E","messageId":"m","userId":"","anonymousId":null}"#) == "missing_identity")
         #expect(try check(#"{"type":"track","event":"E","messageId":"m","userId":"u","pad":"\#(String(repeating: "p", count: 200))"}"#) == "event_too_large")
         let longId = try Self.parse(#"{"batch":[{"event":"E","messageId":"\#(String(repeating: "m", count: 300))","userId":"u"}]}"#)
-        #expect(EventValidator.check(longId.items[0], index: 0, maxEventBytes: 2000)?.code == "message_id_too_long")
+        let verdict = longId.withText { EventValidator.check(longId.items[0], index: 0, maxEventBytes: 2000, in: $0) }
+        #expect(verdict.rejection?.code == "message_id_too_long")
     }
 
     @Test("Fault decisions stack the shares in order")
