@@ -35,6 +35,52 @@ struct CollectorParsingTests {
         #expect(String(decoding: bytes[parsed.items[1].range], as: UTF8.self) == #"{"type":"page","name":"P","messageId":"m2","anonymousId":"x"}"#)
     }
 
+    @Test("The eight-byte string skip finds the first quote, backslash or control byte of a word")
+    func attentionMask() {
+        func special(_ byte: UInt8) -> Bool { byte == 0x22 || byte == 0x5C || byte < 0x20 }
+        func check(_ bytes: [UInt8]) {
+            let mask = JSONScanner.attentionMask(bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+            let first = bytes.firstIndex(where: special)
+            #expect((mask == 0 ? nil : mask.trailingZeroBitCount / 8) == first, "\(bytes)")
+        }
+        for filler: UInt8 in [0x61, 0x20, 0x7F, 0x80, 0xA0, 0xC3, 0xFF, 0x21, 0x23, 0x5B, 0x5D] {
+            for position in 0..<8 {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: filler, count: 8)
+                    bytes[position] = UInt8(value)
+                    check(bytes)
+                }
+            }
+        }
+        var generator = SeededGenerator(seed: 3)
+        let alphabet: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x61, 0x7F, 0x80, 0xA0, 0xA2, 0xDC, 0xFF]
+        for _ in 0..<100_000 {
+            check((0..<8).map { _ in generator.nextUnit() < 0.5 ? UInt8(generator.nextUnit() * 256) : alphabet[Int(generator.nextUnit() * Double(alphabet.count))] })
+        }
+    }
+
+    @Test("Strings of every length with an escape, or none, at every position parse to their text")
+    func stringsAtEveryAlignment() throws {
+        for length in 0..<24 {
+            for position in 0...length {
+                let plain = String(repeating: "é", count: length % 3) + String(repeating: "x", count: length)
+                var escaped = plain
+                escaped.insert(contentsOf: #"\n\u0041"#, at: escaped.index(escaped.startIndex, offsetBy: min(position, escaped.count)))
+                let expected = escaped.replacingOccurrences(of: #"\n\u0041"#, with: "\nA")
+                for (text, decoded) in [(plain, plain), (escaped, expected)] {
+                    let parsed = try Self.parse(#"{"batch":[{"event":"\#(text)","messageId":"\#(text)"}],"writeKey":"\#(text)"}"#)
+                    #expect(parsed.string(parsed.items[0].fields.event) == decoded)
+                    #expect(parsed.string(parsed.items[0].fields.messageId) == decoded)
+                    #expect(parsed.writeKey == decoded)
+                }
+                #expect(Self.code(#"{"batch":[{"event":"\#(plain)\#u{1}"}]}"#) == "invalid_json")
+                #expect(Self.code(#"{"batch":[{"event":"\#(plain)\q"}]}"#) == "invalid_json")
+                #expect(Self.code(#"{"batch":[{"event":"\#(plain)"#) == "invalid_json")
+                #expect(Self.code(#"{"batch":[{"event":"\#(plain)\"#) == "invalid_json")
+            }
+        }
+    }
+
     @Test("Syntax errors are invalid_json", arguments: [
         "{", #"{"batch":[1,]}"#, #"{"batch":[1],}"#, #"{"batch":[01]}"#, #"{"batch":["a\x"]}"#, "{\"batch\":[\"\u{01}\"]}",
         #"{"batch":[tru]}"#, #"{"batch":[1] "x":2}"#, #"{"batch":[1]} extra"#, #"{batch:[1]}"#, #"{"batch":[-]}"#,
