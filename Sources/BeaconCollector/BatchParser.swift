@@ -1,12 +1,16 @@
 /// Cuts an ingest body into events without decoding them: one pass over the bytes that
-/// validates the JSON, finds each event's byte range and reads the few fields the
-/// collector checks.
+/// validates the JSON, finds each event's byte range and locates the few fields the
+/// collector checks (no `String` is made for them; escaped ones are decoded into a side
+/// buffer).
 enum BatchParser {
     /// Parses a `/v1/batch` body: `{"batch":[...], "writeKey": ..., ...}`.
-    static func parseBatch(_ body: UnsafeBufferPointer<UInt8>) throws(CollectorError) -> ParsedBody {
+    static func parseBatch(_ body: [UInt8]) throws(CollectorError) -> ParsedBody {
+        var decoded: [UInt8] = []
         let scan: BatchScan
         do {
-            scan = try scanBatch(body)
+            scan = try body.withUnsafeBufferPointer { bytes throws(JSONSyntaxError) in
+                try scanBatch(bytes, decoded: &decoded)
+            }
         } catch {
             throw CollectorError.invalidJSON(error)
         }
@@ -14,30 +18,38 @@ enum BatchParser {
         guard let batchKind = scan.batchKind else { throw CollectorError.missingBatch() }
         guard let items = scan.items else { throw CollectorError.batchNotArray(found: batchKind) }
         guard !items.isEmpty else { throw CollectorError.emptyBatch() }
-        return ParsedBody(items: items, writeKey: scan.writeKey)
+        var parsed = ParsedBody(body: body, decoded: decoded, items: items)
+        if let writeKey = scan.writeKey, writeKey.kind == .string { parsed.writeKey = parsed.string(writeKey) }
+        return parsed
     }
 
     /// Parses a `/v1/track` body: the event object itself.
-    static func parseSingle(_ body: UnsafeBufferPointer<UInt8>) throws(CollectorError) -> ParsedBody {
-        var scanner = JSONScanner(bytes: body)
+    static func parseSingle(_ body: [UInt8]) throws(CollectorError) -> ParsedBody {
+        var decoded: [UInt8] = []
         let rootKind: JSONKind
-        var item: ParsedItem?
+        let item: ParsedItem?
         do {
-            rootKind = try scanner.peekKind()
-            if rootKind == .object {
-                let start = scanner.index
-                let fields = try parseFields(&scanner, depth: 0)
-                item = ParsedItem(range: start..<scanner.index, kind: .object, fields: fields)
-            } else {
-                try scanner.skipValue()
+            (rootKind, item) = try body.withUnsafeBufferPointer { bytes throws(JSONSyntaxError) in
+                var scanner = JSONScanner(bytes: bytes)
+                let rootKind = try scanner.peekKind()
+                var item: ParsedItem?
+                if rootKind == .object {
+                    let start = scanner.index
+                    let fields = try parseFields(&scanner, depth: 0, decoded: &decoded)
+                    item = ParsedItem(range: start..<scanner.index, kind: .object, fields: fields)
+                } else {
+                    try scanner.skipValue()
+                }
+                try scanner.expectEnd()
+                return (rootKind, item)
             }
-            try scanner.expectEnd()
         } catch {
             throw CollectorError.invalidJSON(error)
         }
         guard let item else { throw CollectorError.bodyNotObject(found: rootKind) }
-        let writeKey = item.fields.writeKey?.kind == .string ? item.fields.writeKey?.text : nil
-        return ParsedBody(items: [item], writeKey: writeKey)
+        var parsed = ParsedBody(body: body, decoded: decoded, items: [item])
+        if let writeKey = item.fields.writeKey, writeKey.kind == .string { parsed.writeKey = parsed.string(writeKey) }
+        return parsed
     }
 
     /// What one pass over a batch body found.
@@ -45,10 +57,12 @@ enum BatchParser {
         var rootKind: JSONKind
         var batchKind: JSONKind?
         var items: [ParsedItem]?
-        var writeKey: String?
+        var writeKey: FieldValue?
     }
 
-    private static func scanBatch(_ body: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> BatchScan {
+    private static func scanBatch(
+        _ body: UnsafeBufferPointer<UInt8>, decoded: inout [UInt8]
+    ) throws(JSONSyntaxError) -> BatchScan {
         var scanner = JSONScanner(bytes: body)
         var scan = BatchScan(rootKind: try scanner.peekKind())
         guard scan.rootKind == .object else {
@@ -63,14 +77,13 @@ enum BatchParser {
                 let kind = try scanner.peekKind()
                 scan.batchKind = kind
                 if kind == .array {
-                    scan.items = try parseItems(&scanner)
+                    scan.items = try parseItems(&scanner, decoded: &decoded)
                 } else {
                     scan.items = nil
                     try scanner.skipValue(depth: 1)
                 }
             } else if scanner.token(key, equals: "writeKey") {
-                let value = try readField(&scanner)
-                scan.writeKey = value.kind == .string ? value.text : nil
+                scan.writeKey = try readField(&scanner, decoded: &decoded)
             } else {
                 try scanner.skipValue(depth: 1)
             }
@@ -80,7 +93,9 @@ enum BatchParser {
     }
 
     /// Reads the elements of the `batch` array.
-    private static func parseItems(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> [ParsedItem] {
+    private static func parseItems(
+        _ scanner: inout JSONScanner, decoded: inout [UInt8]
+    ) throws(JSONSyntaxError) -> [ParsedItem] {
         try scanner.open(UInt8(ascii: "["))
         var items: [ParsedItem] = []
         var first = true
@@ -89,7 +104,7 @@ enum BatchParser {
             let start = scanner.index
             var fields = EventFields()
             if kind == .object {
-                fields = try parseFields(&scanner, depth: 2)
+                fields = try parseFields(&scanner, depth: 2, decoded: &decoded)
             } else {
                 try scanner.skipValue(depth: 2)
             }
@@ -99,31 +114,40 @@ enum BatchParser {
     }
 
     /// Reads one event object, keeping the fields the collector checks.
-    private static func parseFields(_ scanner: inout JSONScanner, depth: Int) throws(JSONSyntaxError) -> EventFields {
+    private static func parseFields(
+        _ scanner: inout JSONScanner, depth: Int, decoded: inout [UInt8]
+    ) throws(JSONSyntaxError) -> EventFields {
         try scanner.open(UInt8(ascii: "{"))
         var fields = EventFields()
         var first = true
         while let key = try scanner.nextKey(isFirst: &first) {
             switch key.range.count {
-            case 4 where scanner.token(key, equals: "type"): fields.type = try readField(&scanner)
-            case 5 where scanner.token(key, equals: "event"): fields.event = try readField(&scanner)
-            case 4 where scanner.token(key, equals: "name"): fields.name = try readField(&scanner)
-            case 9 where scanner.token(key, equals: "messageId"): fields.messageId = try readField(&scanner)
-            case 6 where scanner.token(key, equals: "userId"): fields.userId = try readField(&scanner)
-            case 11 where scanner.token(key, equals: "anonymousId"): fields.anonymousId = try readField(&scanner)
-            case 10 where scanner.token(key, equals: "properties"): fields.properties = try readField(&scanner)
-            case 6 where scanner.token(key, equals: "traits"): fields.traits = try readField(&scanner)
-            case 7 where scanner.token(key, equals: "context"): fields.context = try readField(&scanner)
-            case 12 where scanner.token(key, equals: "integrations"): fields.integrations = try readField(&scanner)
-            case 9 where scanner.token(key, equals: "timestamp"): fields.timestamp = try readField(&scanner)
+            case 4 where scanner.token(key, equals: "type"): fields.type = try readField(&scanner, decoded: &decoded)
+            case 5 where scanner.token(key, equals: "event"): fields.event = try readField(&scanner, decoded: &decoded)
+            case 4 where scanner.token(key, equals: "name"): fields.name = try readField(&scanner, decoded: &decoded)
+            case 9 where scanner.token(key, equals: "messageId"):
+                fields.messageId = try readField(&scanner, decoded: &decoded)
+            case 6 where scanner.token(key, equals: "userId"): fields.userId = try readField(&scanner, decoded: &decoded)
+            case 11 where scanner.token(key, equals: "anonymousId"):
+                fields.anonymousId = try readField(&scanner, decoded: &decoded)
+            case 10 where scanner.token(key, equals: "properties"):
+                fields.properties = try readField(&scanner, decoded: &decoded).kind
+            case 6 where scanner.token(key, equals: "traits"): fields.traits = try readField(&scanner, decoded: &decoded).kind
+            case 7 where scanner.token(key, equals: "context"):
+                fields.context = try readField(&scanner, decoded: &decoded).kind
+            case 12 where scanner.token(key, equals: "integrations"):
+                fields.integrations = try readField(&scanner, decoded: &decoded).kind
+            case 9 where scanner.token(key, equals: "timestamp"):
+                fields.timestamp = try readField(&scanner, decoded: &decoded)
             case 17 where scanner.token(key, equals: "originalTimestamp"):
-                fields.originalTimestamp = try readField(&scanner)
-            case 6 where scanner.token(key, equals: "sentAt"): fields.sentAt = try readField(&scanner)
-            case 8 where scanner.token(key, equals: "writeKey"): fields.writeKey = try readField(&scanner)
+                fields.originalTimestamp = try readField(&scanner, decoded: &decoded)
+            case 6 where scanner.token(key, equals: "sentAt"): fields.sentAt = try readField(&scanner, decoded: &decoded)
+            case 8 where scanner.token(key, equals: "writeKey"):
+                fields.writeKey = try readField(&scanner, decoded: &decoded)
             default:
                 if key.hasEscapes {
                     // A key spelled with escapes: compare its decoded text the slow way.
-                    fields = try readEscapedKey(key, into: fields, scanner: &scanner, depth: depth)
+                    fields = try readEscapedKey(key, into: fields, scanner: &scanner, depth: depth, decoded: &decoded)
                 } else {
                     try scanner.skipValue(depth: depth + 1)
                 }
@@ -135,49 +159,59 @@ enum BatchParser {
     /// Handles a key written with escapes (`"\u0065vent"`), which real clients never send
     /// but valid JSON allows.
     private static func readEscapedKey(
-        _ key: JSONStringToken, into fields: EventFields, scanner: inout JSONScanner, depth: Int
+        _ key: JSONStringToken, into fields: EventFields, scanner: inout JSONScanner, depth: Int,
+        decoded: inout [UInt8]
     ) throws(JSONSyntaxError) -> EventFields {
         var fields = fields
         let path: WritableKeyPath<EventFields, FieldValue?>?
+        let kindPath: WritableKeyPath<EventFields, JSONKind?>?
         switch try scanner.decode(key) {
-        case "type": path = \.type
-        case "event": path = \.event
-        case "name": path = \.name
-        case "messageId": path = \.messageId
-        case "userId": path = \.userId
-        case "anonymousId": path = \.anonymousId
-        case "properties": path = \.properties
-        case "traits": path = \.traits
-        case "context": path = \.context
-        case "integrations": path = \.integrations
-        case "timestamp": path = \.timestamp
-        case "originalTimestamp": path = \.originalTimestamp
-        case "sentAt": path = \.sentAt
-        case "writeKey": path = \.writeKey
-        default: path = nil
+        case "type": (path, kindPath) = (\.type, nil)
+        case "event": (path, kindPath) = (\.event, nil)
+        case "name": (path, kindPath) = (\.name, nil)
+        case "messageId": (path, kindPath) = (\.messageId, nil)
+        case "userId": (path, kindPath) = (\.userId, nil)
+        case "anonymousId": (path, kindPath) = (\.anonymousId, nil)
+        case "properties": (path, kindPath) = (nil, \.properties)
+        case "traits": (path, kindPath) = (nil, \.traits)
+        case "context": (path, kindPath) = (nil, \.context)
+        case "integrations": (path, kindPath) = (nil, \.integrations)
+        case "timestamp": (path, kindPath) = (\.timestamp, nil)
+        case "originalTimestamp": (path, kindPath) = (\.originalTimestamp, nil)
+        case "sentAt": (path, kindPath) = (\.sentAt, nil)
+        case "writeKey": (path, kindPath) = (\.writeKey, nil)
+        default: (path, kindPath) = (nil, nil)
         }
         if let path {
-            fields[keyPath: path] = try readField(&scanner)
+            fields[keyPath: path] = try readField(&scanner, decoded: &decoded)
+        } else if let kindPath {
+            fields[keyPath: kindPath] = try readField(&scanner, decoded: &decoded).kind
         } else {
             try scanner.skipValue(depth: depth + 1)
         }
         return fields
     }
 
-    /// Reads one field value: strings and numbers with their text, other kinds skipped.
-    private static func readField(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> FieldValue {
+    /// Reads one field value: strings (escapes resolved into `decoded`) and numbers with
+    /// where their text is, other kinds skipped.
+    private static func readField(
+        _ scanner: inout JSONScanner, decoded: inout [UInt8]
+    ) throws(JSONSyntaxError) -> FieldValue {
         let kind = try scanner.peekKind()
         switch kind {
         case .string:
             let token = try scanner.scanString()
-            return FieldValue(kind: .string, text: try scanner.decode(token))
+            guard token.hasEscapes else { return FieldValue(kind: .string, range: token.range) }
+            let start = decoded.count
+            try scanner.decode(token, into: &decoded)
+            return FieldValue(kind: .string, range: start..<decoded.count, isDecoded: true)
         case .number:
             let start = scanner.index
             try scanner.scanNumber()
-            return FieldValue(kind: .number, text: scanner.text(start..<scanner.index))
+            return FieldValue(kind: .number, range: start..<scanner.index)
         default:
             try scanner.skipValue(depth: 2)
-            return FieldValue(kind: kind, text: nil)
+            return FieldValue(kind: kind)
         }
     }
 }

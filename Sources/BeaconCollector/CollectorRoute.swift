@@ -4,7 +4,7 @@ enum CollectorRoute: Sendable, Hashable {
     case batch
     /// `POST /v1/track`, `/v1/identify`, `/v1/page`, `/v1/screen`, `/v1/group`, `/v1/alias`:
     /// one event object, whose type defaults to the path's.
-    case single(defaultType: String)
+    case single(defaultType: EventType)
     /// `GET /health`.
     case health
     /// `GET /v1/stats`.
@@ -28,12 +28,12 @@ enum CollectorRoute: Sendable, Hashable {
         if path.count > 1, path.hasSuffix("/") { path.removeLast() }
         switch path {
         case "/v1/batch", "/v1/b": self = .batch
-        case "/v1/track": self = .single(defaultType: "track")
-        case "/v1/identify": self = .single(defaultType: "identify")
-        case "/v1/page": self = .single(defaultType: "page")
-        case "/v1/screen": self = .single(defaultType: "screen")
-        case "/v1/group": self = .single(defaultType: "group")
-        case "/v1/alias": self = .single(defaultType: "alias")
+        case "/v1/track": self = .single(defaultType: .track)
+        case "/v1/identify": self = .single(defaultType: .identify)
+        case "/v1/page": self = .single(defaultType: .page)
+        case "/v1/screen": self = .single(defaultType: .screen)
+        case "/v1/group": self = .single(defaultType: .group)
+        case "/v1/alias": self = .single(defaultType: .alias)
         case "/health": self = .health
         case "/v1/stats": self = .stats
         case "/metrics": self = .metrics

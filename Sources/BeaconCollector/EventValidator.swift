@@ -1,24 +1,67 @@
-import BeaconWire
-
 /// Checks one event against the Segment spec and the collector's limits. Pure: fields in,
-/// a rejection (or `nil`) out.
+/// a verdict out. It reads the fields as bytes of the body; a `String` is made only to
+/// word a rejection.
 enum EventValidator {
-    /// The Segment call types the collector accepts.
-    static let knownTypes: Set<String> = ["track", "identify", "page", "screen", "group", "alias"]
-    /// The longest `messageId` accepted.
+    /// The longest `messageId` accepted, in bytes.
     static let maxMessageIdLength = 256
 
-    /// The problem with the event at `index`, or `nil` when it is valid.
-    ///
-    /// - Parameter defaultType: the type assumed when the event has none (`track`).
-    static func check(
-        _ item: ParsedItem, index: Int, maxEventBytes: Int, defaultType: String = "track"
-    ) -> EventRejection? {
-        func reject(_ code: String, _ reason: String) -> EventRejection {
-            let messageId = item.fields.messageId.flatMap { $0.kind == .string ? $0.text : nil }
-            return EventRejection(
-                index: index, messageId: messageId?.isEmpty == false ? messageId : nil, code: code, reason: reason)
+    /// What the validator made of one event.
+    enum Verdict: Sendable, Hashable {
+        /// The event is valid: its type (the default type when it names none) and its
+        /// `messageId` (a non-empty string).
+        case valid(type: EventType, messageId: FieldValue)
+        /// The event is refused, and why.
+        case invalid(EventRejection)
+
+        /// The rejection, for an invalid event.
+        var rejection: EventRejection? {
+            if case .invalid(let rejection) = self { return rejection }
+            return nil
         }
+    }
+
+    /// The verdict on the event `item` at `index`, whose text `text` holds.
+    ///
+    /// - Parameter defaultType: the type assumed when the event has none (`track`, or the
+    ///   route's for `/v1/identify` and the like).
+    static func check(
+        _ item: ParsedItem, index: Int, maxEventBytes: Int, defaultType: EventType = .track, in text: ParsedText
+    ) -> Verdict {
+        func reject(_ code: String, _ reason: String) -> Verdict {
+            let messageId = item.fields.messageId.flatMap { $0.kind == .string ? text.string($0) : nil }
+            return .invalid(
+                EventRejection(
+                    index: index, messageId: messageId?.isEmpty == false ? messageId : nil, code: code, reason: reason))
+        }
+        /// The kind of a present, non-null field that is not a string (or a number, when allowed).
+        func misfit(_ field: FieldValue?, allowsNumber: Bool = false) -> JSONKind? {
+            guard let field, field.kind != .null, field.kind != .string else { return nil }
+            return allowsNumber && field.kind == .number ? nil : field.kind
+        }
+        /// The kind of a present, non-null field that is not an object.
+        func misfit(object kind: JSONKind?) -> JSONKind? {
+            guard let kind, kind != .null, kind != .object else { return nil }
+            return kind
+        }
+        func notObject(_ name: StaticString, _ kind: JSONKind) -> Verdict {
+            reject("wrong_type", "Event \(index): \(name) is a \(kind.name); send it as an object.")
+        }
+        /// True when the field is absent, null, or a string `Timestamp(iso8601:)` accepts.
+        func isTime(_ field: FieldValue?) -> Bool {
+            guard let field, field.kind != .null else { return true }
+            return field.kind == .string && TimestampSyntax.isValid(text.bytes(field))
+        }
+        func notTime(_ name: StaticString) -> Verdict {
+            reject(
+                "invalid_timestamp",
+                "Event \(index): \(name) is not an ISO 8601 date-time; send e.g. 2026-01-31T12:00:00.000Z.")
+        }
+        /// True when the field is a string or number with at least one byte of text.
+        func isNonEmpty(_ field: FieldValue?) -> Bool {
+            guard let field, field.hasText else { return false }
+            return !text.bytes(field).isEmpty
+        }
+
         guard item.kind == .object else {
             return reject(
                 "event_not_object",
@@ -33,76 +76,63 @@ enum EventValidator {
         guard let messageIdField = fields.messageId, messageIdField.kind != .null else {
             return reject("missing_message_id", "Event \(index) has no messageId; give every event a unique messageId.")
         }
-        guard messageIdField.kind == .string, let messageId = messageIdField.text else {
+        guard messageIdField.kind == .string else {
             return reject(
                 "wrong_type",
                 "Event \(index): messageId is a \(messageIdField.kind.name); send it as a string.")
         }
-        if messageId.isEmpty {
+        let messageIdLength = text.bytes(messageIdField).count
+        if messageIdLength == 0 {
             return reject("missing_message_id", "Event \(index) has an empty messageId; give every event a unique messageId.")
         }
-        if messageId.utf8.count > maxMessageIdLength {
+        if messageIdLength > maxMessageIdLength {
             return reject(
                 "message_id_too_long",
                 "Event \(index): messageId is longer than \(maxMessageIdLength) bytes; use a UUID.")
         }
         var type = defaultType
         if let typeField = fields.type, typeField.kind != .null {
-            guard typeField.kind == .string, let text = typeField.text else {
+            guard typeField.kind == .string else {
                 return reject("wrong_type", "Event \(index): type is a \(typeField.kind.name); send it as a string.")
             }
-            type = text
-        }
-        guard knownTypes.contains(type) else {
-            return reject(
-                "unknown_type",
-                "Event \(index) has type '\(type)'; use track, identify, page, screen, group or alias.")
-        }
-        let stringFields: [(String, FieldValue?)] = [
-            ("event", fields.event), ("name", fields.name), ("userId", fields.userId), ("anonymousId", fields.anonymousId),
-        ]
-        for (name, field) in stringFields {
-            guard let field, field.kind != .null else { continue }
-            let numericId = (name == "userId" || name == "anonymousId") && field.kind == .number
-            if field.kind != .string && !numericId {
-                return reject("wrong_type", "Event \(index): \(name) is a \(field.kind.name); send it as a string.")
-            }
-        }
-        let objectFields: [(String, FieldValue?)] = [
-            ("properties", fields.properties), ("traits", fields.traits), ("context", fields.context),
-            ("integrations", fields.integrations),
-        ]
-        for (name, field) in objectFields {
-            guard let field, field.kind != .null else { continue }
-            if field.kind != .object {
-                return reject("wrong_type", "Event \(index): \(name) is a \(field.kind.name); send it as an object.")
-            }
-        }
-        if type == "track" {
-            guard let event = fields.event?.text, !event.isEmpty else {
+            guard let known = EventType(text.bytes(typeField)) else {
                 return reject(
-                    "missing_event_name",
-                    "Event \(index) is a track call without an event name; set \"event\" to what happened.")
+                    "unknown_type",
+                    "Event \(index) has type '\(text.string(typeField) ?? "")'; "
+                        + "use track, identify, page, screen, group or alias.")
             }
+            type = known
         }
-        let userId = fields.userId?.text ?? ""
-        let anonymousId = fields.anonymousId?.text ?? ""
-        if userId.isEmpty && anonymousId.isEmpty {
+        if let kind = misfit(fields.event) {
+            return reject("wrong_type", "Event \(index): event is a \(kind.name); send it as a string.")
+        }
+        if let kind = misfit(fields.name) {
+            return reject("wrong_type", "Event \(index): name is a \(kind.name); send it as a string.")
+        }
+        if let kind = misfit(fields.userId, allowsNumber: true) {
+            return reject("wrong_type", "Event \(index): userId is a \(kind.name); send it as a string.")
+        }
+        if let kind = misfit(fields.anonymousId, allowsNumber: true) {
+            return reject("wrong_type", "Event \(index): anonymousId is a \(kind.name); send it as a string.")
+        }
+        // Written out rather than looped over an array of fields: no allocation per event.
+        if let kind = misfit(object: fields.properties) { return notObject("properties", kind) }
+        if let kind = misfit(object: fields.traits) { return notObject("traits", kind) }
+        if let kind = misfit(object: fields.context) { return notObject("context", kind) }
+        if let kind = misfit(object: fields.integrations) { return notObject("integrations", kind) }
+        if type == .track && !isNonEmpty(fields.event) {
+            return reject(
+                "missing_event_name",
+                "Event \(index) is a track call without an event name; set \"event\" to what happened.")
+        }
+        if !isNonEmpty(fields.userId) && !isNonEmpty(fields.anonymousId) {
             return reject(
                 "missing_identity",
                 "Event \(index) has neither userId nor anonymousId; set at least one of them.")
         }
-        let times: [(String, FieldValue?)] = [
-            ("timestamp", fields.timestamp), ("originalTimestamp", fields.originalTimestamp), ("sentAt", fields.sentAt),
-        ]
-        for (name, field) in times {
-            guard let field, field.kind != .null else { continue }
-            guard field.kind == .string, let text = field.text, Timestamp(iso8601: text) != nil else {
-                return reject(
-                    "invalid_timestamp",
-                    "Event \(index): \(name) is not an ISO 8601 date-time; send e.g. 2026-01-31T12:00:00.000Z.")
-            }
-        }
-        return nil
+        if !isTime(fields.timestamp) { return notTime("timestamp") }
+        if !isTime(fields.originalTimestamp) { return notTime("originalTimestamp") }
+        if !isTime(fields.sentAt) { return notTime("sentAt") }
+        return .valid(type: type, messageId: messageIdField)
     }
 }

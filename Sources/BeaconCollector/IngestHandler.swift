@@ -51,17 +51,17 @@ struct IngestHandler: Sendable {
         }
         let body = try await BodyReader.read(request.body, encoding: encoding, limit: limit)
         guard !body.isEmpty else { throw CollectorError.emptyBody() }
-        guard String(validating: body, as: UTF8.self) != nil else { throw CollectorError.invalidUTF8() }
+        guard body.withUnsafeBufferPointer(UTF8Validator.isValid) else { throw CollectorError.invalidUTF8() }
 
-        let defaultType: String
+        let defaultType: EventType
         let parsed: ParsedBody
         switch route {
         case .single(let type):
             defaultType = type
-            parsed = try body.withUnsafeBufferPointer { bytes throws(CollectorError) in try BatchParser.parseSingle(bytes) }
+            parsed = try BatchParser.parseSingle(body)
         default:
-            defaultType = "track"
-            parsed = try body.withUnsafeBufferPointer { bytes throws(CollectorError) in try BatchParser.parseBatch(bytes) }
+            defaultType = .track
+            parsed = try BatchParser.parseBatch(body)
         }
         let count = parsed.items.count
         try core.authenticator.authorize(header: header, bodyKey: parsed.writeKey)
@@ -87,40 +87,11 @@ struct IngestHandler: Sendable {
         }
 
         let receivedAt = Timestamp.now().millisecondsSince1970
-        var rejections: [EventRejection] = []
-        var seen = Set<String>(minimumCapacity: count)
-        var events: [StoredEvent] = []
-        events.reserveCapacity(count)
-        for (index, item) in parsed.items.enumerated() {
-            if let rejection = EventValidator.check(
-                item, index: index, maxEventBytes: core.limits.maxEventBytes, defaultType: defaultType)
-            {
-                rejections.append(rejection)
-                continue
-            }
-            let fields = item.fields
-            let messageId = fields.messageId?.text ?? ""
-            guard seen.insert(messageId).inserted else {
-                rejections.append(
-                    EventRejection(
-                        index: index, messageId: messageId, code: "duplicate_message_id",
-                        reason: "Event \(index) repeats messageId '\(messageId)' from earlier in the batch; "
-                            + "give every event its own messageId."))
-                continue
-            }
-            guard rejections.isEmpty else { continue }
-            let json = body.withUnsafeBufferPointer { bytes in
-                String(decoding: UnsafeBufferPointer(rebasing: bytes[item.range]), as: UTF8.self)
-            }
-            let type = fields.type?.text ?? defaultType
-            events.append(
-                StoredEvent(
-                    messageId: messageId, type: type, name: type == "track" ? fields.event?.text : fields.name?.text,
-                    userId: fields.userId?.text, anonymousId: fields.anonymousId?.text,
-                    timestamp: fields.timestamp?.text ?? fields.originalTimestamp?.text,
-                    receivedAtMilliseconds: receivedAt, json: json))
-        }
-        if !rejections.isEmpty {
+        let batch: AcceptedBatch
+        switch BatchAdmission.decide(parsed, defaultType: defaultType, maxEventBytes: core.limits.maxEventBytes) {
+        case .accept(let types):
+            batch = AcceptedBatch(parsed: parsed, types: types, receivedAtMilliseconds: receivedAt)
+        case .refuse(let rejections):
             outcome.rejectedCodes = rejections.map(\.code)
             outcome.status = 400
             if case .single = route {
@@ -133,7 +104,7 @@ struct IngestHandler: Sendable {
 
         let result: EventStore.InsertResult
         do {
-            result = try await core.store.insert(events)
+            result = try await core.store.insert(batch)
         } catch {
             core.logger.error("storing a batch failed", metadata: ["error": "\(error)", "events": "\(count)"])
             throw CollectorError.storageFailed()

@@ -177,6 +177,8 @@ struct JSONScanner {
         let start = index
         var hasEscapes = false
         while index < bytes.count {
+            skipPlainStringBytes()
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let token = JSONStringToken(range: start..<index, hasEscapes: hasEscapes)
@@ -206,6 +208,41 @@ struct JSONScanner {
             }
         }
         throw error("unterminated string")
+    }
+
+    /// Moves to the next byte of a string that needs attention (a quote, a backslash or a
+    /// control character), eight bytes at a time; near the end of the document it stops
+    /// and leaves the rest to the byte loop.
+    @inline(__always)
+    private mutating func skipPlainStringBytes() {
+        guard let base = bytes.baseAddress else { return }
+        let raw = UnsafeRawPointer(base)
+        while index + 8 <= bytes.count {
+            let mask = Self.attentionMask(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            if mask != 0 {
+                // The lowest flagged byte is a true match (borrows only run upwards).
+                index += mask.trailingZeroBitCount >> 3
+                return
+            }
+            index += 8
+        }
+    }
+
+    /// The high bit of each byte of `word` (read little-endian) that may be `"`, `\` or
+    /// below 0x20. The lowest bit set always marks such a byte, and no word holding one
+    /// gives 0; bytes above the first match may be flagged wrongly.
+    @inline(__always)
+    static func attentionMask(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+        let backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        // x - 0x01 (or x - 0x20) borrows into a byte's high bit while the byte's own high
+        // bit is clear exactly when it is zero (or below 0x20), up to the first such byte.
+        let zeroQuote = (quotes &- ones) & ~quotes
+        let zeroBackslash = (backslashes &- ones) & ~backslashes
+        let control = (word &- ones &* 0x20) & ~word
+        return (zeroQuote | zeroBackslash | control) & highs
     }
 
     /// Validates a number at the read position.
@@ -268,6 +305,17 @@ struct JSONScanner {
         guard token.hasEscapes else { return String(decoding: raw, as: UTF8.self) }
         var output: [UInt8] = []
         output.reserveCapacity(raw.count)
+        try decode(token, into: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends the UTF-8 text of a string token, with escapes resolved, to `output`.
+    func decode(_ token: JSONStringToken, into output: inout [UInt8]) throws(JSONSyntaxError) {
+        let raw = UnsafeBufferPointer(rebasing: bytes[token.range])
+        guard token.hasEscapes else {
+            output.append(contentsOf: raw)
+            return
+        }
         var position = 0
         func hex4(_ at: Int) -> UInt32 {
             var value: UInt32 = 0
@@ -309,12 +357,6 @@ struct JSONScanner {
             default: output.append(escape)  // \" \\ \/
             }
         }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    /// The source text of the bytes in `range` (used for numbers).
-    func text(_ range: Range<Int>) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
     // MARK: Helpers

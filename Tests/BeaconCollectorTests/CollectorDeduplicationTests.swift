@@ -43,6 +43,28 @@ struct CollectorDeduplicationTests {
         }
     }
 
+    @Test("Large overlapping batches count every duplicate and keep arrival order", arguments: [1, 63, 64, 65, 500, 777])
+    func largeOverlappingBatches(size: Int) async throws {
+        try await withCollector { collector, port in
+            try await withClient(port: port) { client in
+                let first = try await call(
+                    client, .post, "/v1/batch", body: batchBody((0..<size).map { trackJSON(messageId: "l-\($0)") }))
+                #expect(first.json["stored"] as? Int == size)
+                // Every other event of the first batch again, interleaved with new ones.
+                let again = (0..<size).map { $0 * 2 }.filter { $0 < size }
+                let mixed = (0..<size).flatMap { [$0 * 2 < size ? $0 * 2 : nil, size + $0] }.compactMap { $0 }
+                let second = try await call(
+                    client, .post, "/v1/batch", body: batchBody(mixed.map { trackJSON(messageId: "l-\($0)") }))
+                #expect(second.status == 200, "\(second.text)")
+                #expect(second.json["received"] as? Int == mixed.count)
+                #expect(second.json["stored"] as? Int == size)
+                #expect(second.json["duplicates"] as? Int == again.count)
+            }
+            let expected = (0..<(2 * size)).map { "l-\($0)" }
+            #expect(try await collector.storedMessageIds() == expected)
+        }
+    }
+
     @Test("A file database keeps events across collector restarts and still deduplicates")
     func fileDatabaseSurvivesRestart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-collector-\(UUID().uuidString)")

@@ -5,8 +5,7 @@ import Testing
 @Suite("Collector parsing and decisions")
 struct CollectorParsingTests {
     static func parse(_ text: String) throws(CollectorError) -> ParsedBody {
-        let body = Array(text.utf8)
-        return try body.withUnsafeBufferPointer { bytes throws(CollectorError) in try BatchParser.parseBatch(bytes) }
+        try BatchParser.parseBatch(Array(text.utf8))
     }
 
     static func code(_ text: String) -> String? {
@@ -27,11 +26,59 @@ struct CollectorParsingTests {
         let bytes = Array(text.utf8)
         let first = String(decoding: bytes[parsed.items[0].range], as: UTF8.self)
         #expect(first.hasPrefix(#"{"type":"track""#) && first.hasSuffix("}}"))
-        #expect(parsed.items[0].fields.event?.text == "Aé\n")
-        #expect(parsed.items[0].fields.messageId?.text == "m\"1")
-        #expect(parsed.items[0].fields.userId == FieldValue(kind: .number, text: "12"))
-        #expect(parsed.items[0].fields.properties?.kind == .object)
+        #expect(parsed.string(parsed.items[0].fields.event) == "Aé\n")
+        #expect(parsed.string(parsed.items[0].fields.messageId) == "m\"1")
+        #expect(parsed.items[0].fields.userId?.kind == .number)
+        #expect(parsed.string(parsed.items[0].fields.userId) == "12")
+        #expect(parsed.string(parsed.items[0].fields.type) == "track")
+        #expect(parsed.items[0].fields.properties == .object)
         #expect(String(decoding: bytes[parsed.items[1].range], as: UTF8.self) == #"{"type":"page","name":"P","messageId":"m2","anonymousId":"x"}"#)
+    }
+
+    @Test("The eight-byte string skip finds the first quote, backslash or control byte of a word")
+    func attentionMask() {
+        func special(_ byte: UInt8) -> Bool { byte == 0x22 || byte == 0x5C || byte < 0x20 }
+        func check(_ bytes: [UInt8]) {
+            let mask = JSONScanner.attentionMask(bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+            let first = bytes.firstIndex(where: special)
+            #expect((mask == 0 ? nil : mask.trailingZeroBitCount / 8) == first, "\(bytes)")
+        }
+        for filler: UInt8 in [0x61, 0x20, 0x7F, 0x80, 0xA0, 0xC3, 0xFF, 0x21, 0x23, 0x5B, 0x5D] {
+            for position in 0..<8 {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: filler, count: 8)
+                    bytes[position] = UInt8(value)
+                    check(bytes)
+                }
+            }
+        }
+        var generator = SeededGenerator(seed: 3)
+        let alphabet: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x61, 0x7F, 0x80, 0xA0, 0xA2, 0xDC, 0xFF]
+        for _ in 0..<100_000 {
+            check((0..<8).map { _ in generator.nextUnit() < 0.5 ? UInt8(generator.nextUnit() * 256) : alphabet[Int(generator.nextUnit() * Double(alphabet.count))] })
+        }
+    }
+
+    @Test("Strings of every length with an escape, or none, at every position parse to their text")
+    func stringsAtEveryAlignment() throws {
+        for length in 0..<24 {
+            for position in 0...length {
+                let plain = String(repeating: "é", count: length % 3) + String(repeating: "x", count: length)
+                var escaped = plain
+                escaped.insert(contentsOf: #"\n\u0041"#, at: escaped.index(escaped.startIndex, offsetBy: min(position, escaped.count)))
+                let expected = escaped.replacingOccurrences(of: #"\n\u0041"#, with: "\nA")
+                for (text, decoded) in [(plain, plain), (escaped, expected)] {
+                    let parsed = try Self.parse(#"{"batch":[{"event":"\#(text)","messageId":"\#(text)"}],"writeKey":"\#(text)"}"#)
+                    #expect(parsed.string(parsed.items[0].fields.event) == decoded)
+                    #expect(parsed.string(parsed.items[0].fields.messageId) == decoded)
+                    #expect(parsed.writeKey == decoded)
+                }
+                #expect(Self.code(#"{"batch":[{"event":"\#(plain)\#u{1}"}]}"#) == "invalid_json")
+                #expect(Self.code(#"{"batch":[{"event":"\#(plain)\q"}]}"#) == "invalid_json")
+                #expect(Self.code(#"{"batch":[{"event":"\#(plain)"#) == "invalid_json")
+                #expect(Self.code(#"{"batch":[{"event":"\#(plain)\"#) == "invalid_json")
+            }
+        }
     }
 
     @Test("Syntax errors are invalid_json", arguments: [
@@ -56,9 +103,11 @@ struct CollectorParsingTests {
 
     @Test("The validator accepts every Segment call type and names each problem")
     func validator() throws {
-        func check(_ event: String, type: String = "track") throws -> String? {
+        func check(_ event: String, type: EventType = .track) throws -> String? {
             let parsed = try Self.parse(#"{"batch":[\#(event)]}"#)
-            return EventValidator.check(parsed.items[0], index: 0, maxEventBytes: 200, defaultType: type)?.code
+            return parsed.withText { text in
+                EventValidator.check(parsed.items[0], index: 0, maxEventBytes: 200, defaultType: type, in: text)
+            }.rejection?.code
         }
         #expect(try check(#"{"type":"identify","messageId":"m","userId":"u","traits":{"a":1}}"#) == nil)
         #expect(try check(#"{"type":"alias","messageId":"m","userId":"u","previousId":"p"}"#) == nil)
@@ -71,7 +120,8 @@ struct CollectorParsingTests {
         #expect(try check(#"{"type":"track","event":"E","messageId":"m","userId":"","anonymousId":null}"#) == "missing_identity")
         #expect(try check(#"{"type":"track","event":"E","messageId":"m","userId":"u","pad":"\#(String(repeating: "p", count: 200))"}"#) == "event_too_large")
         let longId = try Self.parse(#"{"batch":[{"event":"E","messageId":"\#(String(repeating: "m", count: 300))","userId":"u"}]}"#)
-        #expect(EventValidator.check(longId.items[0], index: 0, maxEventBytes: 2000)?.code == "message_id_too_long")
+        let verdict = longId.withText { EventValidator.check(longId.items[0], index: 0, maxEventBytes: 2000, in: $0) }
+        #expect(verdict.rejection?.code == "message_id_too_long")
     }
 
     @Test("Fault decisions stack the shares in order")
