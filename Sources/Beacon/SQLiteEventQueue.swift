@@ -1,6 +1,7 @@
 import BeaconWire
 import Foundation
 import GRDB
+import GRDBSQLite
 import Logging
 import Synchronization
 
@@ -218,22 +219,13 @@ public final class SQLiteEventQueue: EventQueue {
         let events: [QueuedEvent]
         do {
             events = try await pool.read { db in
-                var events: [QueuedEvent] = []
-                events.reserveCapacity(min(limit, 1000))
-                var bytes = 0
                 let statement = try db.cachedStatement(sql: """
                     SELECT seq, message_id, name, payload FROM events
                     WHERE seq > ? AND NOT EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq)
                     ORDER BY seq LIMIT ?
                     """)
-                let rows = try Row.fetchCursor(statement, arguments: [from, destination, max(1, limit)])
-                while let row = try rows.next() {
-                    let payload = try row.withUnsafeData(atIndex: 3) { data in data.map { [UInt8]($0) } ?? [] }
-                    if !events.isEmpty, bytes + payload.count > maxBytes { break }
-                    bytes += payload.count
-                    events.append(QueuedEvent(sequence: row[0], messageId: row[1], name: row[2], payload: payload))
-                }
-                return events
+                try statement.setArguments([from, destination, max(1, limit)])
+                return try Self.readEvents(statement, maxBytes: maxBytes, db)
             }
         } catch {
             throw StorageError(error, path: location)
@@ -245,6 +237,39 @@ public final class SQLiteEventQueue: EventQueue {
             }
         }
         return events
+    }
+
+    /// Steps `statement` (seq, message_id, name, payload), reading columns straight from
+    /// SQLite: a batch of 500 events is read in a fraction of the time GRDB rows take.
+    /// Stops before `maxBytes` of payload, but always returns at least one event.
+    private static func readEvents(_ statement: Statement, maxBytes: Int, _ db: Database) throws -> [QueuedEvent] {
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        var events: [QueuedEvent] = []
+        var bytes = 0
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage) }
+            let size = Int(sqlite3_column_bytes(handle, 3))
+            if !events.isEmpty, bytes + size > maxBytes { break }
+            bytes += size
+            let payload = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                if size > 0, let blob = sqlite3_column_blob(handle, 3) {
+                    buffer.baseAddress!.initialize(from: blob.assumingMemoryBound(to: UInt8.self), count: size)
+                }
+                count = size
+            }
+            events.append(QueuedEvent(
+                sequence: sqlite3_column_int64(handle, 0), messageId: text(handle, 1), name: text(handle, 2), payload: payload))
+        }
+        return events
+    }
+
+    private static func text(_ handle: SQLiteStatement, _ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
     public func releaseLeases(for destination: String) {
