@@ -1,3 +1,5 @@
+import BeaconWire
+
 /// Checks one event against the Segment spec and the collector's limits. Pure: fields in,
 /// a verdict out. It reads the fields as bytes of the body; a `String` is made only to
 /// word a rejection.
@@ -49,7 +51,7 @@ enum EventValidator {
         /// True when the field is absent, null, or a string `Timestamp(iso8601:)` accepts.
         func isTime(_ field: FieldValue?) -> Bool {
             guard let field, field.kind != .null else { return true }
-            return field.kind == .string && TimestampSyntax.isValid(text.bytes(field))
+            return field.kind == .string && Timestamp(iso8601: text.bytes(field)) != nil
         }
         func notTime(_ name: StaticString) -> Verdict {
             reject(

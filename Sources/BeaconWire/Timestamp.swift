@@ -72,7 +72,14 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
     /// Parses ISO 8601 date-times: `YYYY-MM-DDTHH:MM:SS`, an optional fraction of any
     /// length, and `Z` or a `±HH:MM` / `±HHMM` offset. Returns `nil` for anything else.
     public init?(iso8601 text: String) {
-        let bytes = Array(text.utf8)
+        var text = text
+        guard let parsed = text.withUTF8({ Timestamp(iso8601: $0) }) else { return nil }
+        self = parsed
+    }
+
+    /// Parses the UTF-8 bytes of an ISO 8601 date-time, as ``init(iso8601:)-(String)``
+    /// does, without making a `String` of them (the collector checks timestamps in place).
+    public init?(iso8601 bytes: UnsafeBufferPointer<UInt8>) {
         var index = 0
         func number(_ width: Int) -> Int? {
             guard index + width <= bytes.count else { return nil }
