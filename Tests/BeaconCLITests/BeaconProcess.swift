@@ -17,8 +17,13 @@ enum BeaconProcess {
         var stderr: String
     }
 
-    /// Runs to completion with the given standard input.
-    static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+    /// Runs to completion with the given standard input, on a thread of its own (see
+    /// ``offThePool(_:)``).
+    static func run(_ arguments: [String], stdin: String? = nil) async throws -> Result {
+        try await offThePool { try runBlocking(arguments, stdin: stdin) }
+    }
+
+    private static func runBlocking(_ arguments: [String], stdin: String?) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -44,5 +49,14 @@ enum BeaconProcess {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-cli-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
+    }
+}
+
+/// Runs blocking work (waiting for a process, reading a pipe to its end) on a thread of
+/// its own. Tests run on Swift's cooperative pool, as wide as the core count (2 here):
+/// two tests blocking it stall every other test's async work, timers included.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Swift.Result { try body() }) }
     }
 }

@@ -3,15 +3,15 @@ import Testing
 
 @Suite("Command line", .timeLimit(.minutes(2)))
 struct CLITests {
-    @Test func trackStatusFlushToAFile() throws {
+    @Test func trackStatusFlushToAFile() async throws {
         let directory = try BeaconProcess.temporaryDirectory()
         let db = "\(directory)/q.sqlite"
-        let track = try BeaconProcess.run(["track", "--db", db, "--count", "25", "--prop", "plan=pro", "--prop", "seats=3", "--print-ids"])
+        let track = try await BeaconProcess.run(["track", "--db", db, "--count", "25", "--prop", "plan=pro", "--prop", "seats=3", "--print-ids"])
         #expect(track.status == 0, "\(track.stderr)")
         let ids = track.stdout.split(separator: "\n").map(String.init)
         #expect(ids.count == 25)
 
-        let status = try BeaconProcess.run(["status", "--db", db, "--json"])
+        let status = try await BeaconProcess.run(["status", "--db", db, "--json"])
         #expect(status.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
         #expect(json["depth"] as? Int == 25)
@@ -20,7 +20,7 @@ struct CLITests {
         #expect((json["batches"] as? [Any])?.isEmpty == true)
 
         let out = "\(directory)/out.ndjson"
-        let flush = try BeaconProcess.run(["flush", "--db", db, "--endpoint", "file://\(out)", "--batch-size", "10"])
+        let flush = try await BeaconProcess.run(["flush", "--db", db, "--endpoint", "file://\(out)", "--batch-size", "10"])
         #expect(flush.status == 0, "\(flush.stderr)")
         let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
         let sent = try lines.map { line -> String in
@@ -31,7 +31,7 @@ struct CLITests {
         }
         #expect(sent == ids)
 
-        let after = try BeaconProcess.run(["status", "--db", db, "--json"])
+        let after = try await BeaconProcess.run(["status", "--db", db, "--json"])
         let afterJSON = try #require(try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any])
         #expect(afterJSON["depth"] as? Int == 0)
         let batches = try #require(afterJSON["batches"] as? [[String: Any]])
@@ -39,7 +39,7 @@ struct CLITests {
         #expect(batches.allSatisfy { $0["outcome"] as? String == "sent" })
     }
 
-    @Test func stdinAcceptsGoodLinesAndReportsBadOnes() throws {
+    @Test func stdinAcceptsGoodLinesAndReportsBadOnes() async throws {
         let directory = try BeaconProcess.temporaryDirectory()
         let db = "\(directory)/q.sqlite"
         let input = """
@@ -49,11 +49,11 @@ struct CLITests {
 
             {"event":"Logged In","anonymousId":"a1"}
             """
-        let result = try BeaconProcess.run(["track", "--db", db, "--stdin"], stdin: input)
+        let result = try await BeaconProcess.run(["track", "--db", db, "--stdin"], stdin: input)
         #expect(result.status == 2)
         #expect(result.stderr.contains("line 2: event name is empty"))
         #expect(result.stderr.contains("line 3: input is not valid JSON"))
-        let status = try BeaconProcess.run(["status", "--db", db, "--json"])
+        let status = try await BeaconProcess.run(["status", "--db", db, "--json"])
         let json = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
         #expect(json["depth"] as? Int == 2)
     }
@@ -68,8 +68,8 @@ struct CLITests {
         (["frobnicate"], "beacon"),
         (["bench", "nope"], "unknown benchmark"),
     ])
-    func badUsageExitsTwoWithOneLine(arguments: [String], fragment: String) throws {
-        let result = try BeaconProcess.run(arguments)
+    func badUsageExitsTwoWithOneLine(arguments: [String], fragment: String) async throws {
+        let result = try await BeaconProcess.run(arguments)
         #expect(result.status == 2, "\(arguments): \(result.stderr)")
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(arguments): one line, got \(result.stderr)")

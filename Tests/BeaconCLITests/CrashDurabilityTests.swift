@@ -6,32 +6,15 @@ import Testing
 /// must be in the store exactly once, in the printed order.
 @Suite("Crash durability", .timeLimit(.minutes(3)))
 struct CrashDurabilityTests {
-    @Test func everyPrintedIdSurvivesKill9() throws {
+    @Test func everyPrintedIdSurvivesKill9() async throws {
         let directory = try BeaconProcess.temporaryDirectory()
-        var generator = SystemRandomNumberGenerator()
         var totalPrinted = 0
         for round in 0..<20 {
             let db = "\(directory)/round-\(round).sqlite"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: BeaconProcess.path)
-            process.arguments = ["track", "--db", db, "--count", "1000000", "--print-ids", "--name", "Crash Test"]
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
             // Read until a random number of ids has been printed, then kill mid-stream.
-            let target = Int.random(in: 1...4000, using: &generator)
-            var printed = Data()
-            let reader = out.fileHandleForReading
-            while printed.count / 37 < target {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                printed.append(chunk)
-            }
-            kill(process.processIdentifier, SIGKILL)
-            printed.append(reader.readDataToEndOfFile())  // whatever was flushed before the kill
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "round \(round): the child was killed, not finished")
+            let target = Int.random(in: 1...4000)
+            let (printed, reason) = try await offThePool { try Self.trackAndKill(db: db, afterIds: target) }
+            #expect(reason == .uncaughtSignal, "round \(round): the child was killed, not finished")
 
             // A partial last line may be cut by the kill: only whole lines count as printed.
             var text = String(decoding: printed, as: UTF8.self)
@@ -40,7 +23,7 @@ struct CrashDurabilityTests {
             #expect(ids.count >= 1, "round \(round): the child printed ids before the kill")
             totalPrinted += ids.count
 
-            let stored = try DatabaseQueue(path: db).read { db in
+            let stored = try await DatabaseQueue(path: db).read { db in
                 try String.fetchAll(db, sql: "SELECT message_id FROM events ORDER BY seq")
             }
             let positions = Dictionary(stored.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
@@ -52,5 +35,29 @@ struct CrashDurabilityTests {
             #expect(Array(stored.prefix(ids.count)) == ids, "round \(round): printed ids are the head of the queue")
         }
         #expect(totalPrinted >= 20)
+    }
+
+    /// Runs `beacon track --print-ids` into `db` and kills it with SIGKILL once about
+    /// `afterIds` ids were printed; returns what it printed and how it ended. Blocking:
+    /// run it off the cooperative pool.
+    static func trackAndKill(db: String, afterIds target: Int) throws -> (Data, Process.TerminationReason) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BeaconProcess.path)
+        process.arguments = ["track", "--db", db, "--count", "1000000", "--print-ids", "--name", "Crash Test"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var printed = Data()
+        let reader = out.fileHandleForReading
+        while printed.count / 37 < target {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            printed.append(chunk)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        printed.append(reader.readDataToEndOfFile())  // whatever was flushed before the kill
+        process.waitUntilExit()
+        return (printed, process.terminationReason)
     }
 }

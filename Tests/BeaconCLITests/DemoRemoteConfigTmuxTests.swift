@@ -75,7 +75,7 @@ struct DemoRemoteConfigTmuxTests {
     }
 
     @Test("bad --config and --config-interval values exit 2 with one line")
-    func refusesBadValues() throws {
+    func refusesBadValues() async throws {
         let directory = try BeaconProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
         let good = directory + "/good.json"
@@ -90,7 +90,7 @@ struct DemoRemoteConfigTmuxTests {
             ["demo", "--config", good, "--config-interval", "5"],
             ["demo", "--config", good, "--config-interval", "10ms"],
         ] {
-            let result = try BeaconProcess.run(arguments)
+            let result = try await BeaconProcess.run(arguments)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("--config"), "\(arguments): \(result.stderr)")

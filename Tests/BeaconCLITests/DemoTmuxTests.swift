@@ -110,8 +110,8 @@ struct DemoTmuxTests {
     }
 
     @Test("without a terminal it exits 1 with one line naming the script commands")
-    func refusesWithoutTerminal() throws {
-        let result = try BeaconProcess.run(["demo", "--rate", "0"])
+    func refusesWithoutTerminal() async throws {
+        let result = try await BeaconProcess.run(["demo", "--rate", "0"])
         #expect(result.status == 1)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1)
@@ -123,8 +123,8 @@ struct DemoTmuxTests {
         ["demo", "--policy", "sometimes"], ["demo", "--batch-size", "0"], ["demo", "--rate", "-5"],
         ["demo", "--catalogue", "/nonexistent/events.json"],
     ])
-    func refusesBadValues(arguments: [String]) throws {
-        let result = try BeaconProcess.run(arguments)
+    func refusesBadValues(arguments: [String]) async throws {
+        let result = try await BeaconProcess.run(arguments)
         #expect(result.status == 2, "\(arguments): \(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
     }

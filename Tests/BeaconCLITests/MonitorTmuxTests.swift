@@ -11,7 +11,7 @@ struct MonitorTmuxTests {
         let directory = try BeaconProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
         let store = directory + "/watched.sqlite"
-        let first = try BeaconProcess.run(["track", "--db", store, "--count", "5"])
+        let first = try await BeaconProcess.run(["track", "--db", store, "--count", "5"])
         #expect(first.status == 0, "\(first.stderr)")
 
         let tmux = try TmuxSession([BeaconProcess.path, "monitor", "--db", store], width: 100, height: 30, directory: directory)
@@ -19,7 +19,7 @@ struct MonitorTmuxTests {
         let screen = try await tmux.waitForScreen("depth 5") { DashboardText.depth(in: $0) == 5 }
         #expect(DashboardText.header(screen).contains("MONITOR (read-only)"))
 
-        let second = try BeaconProcess.run(["track", "--db", store, "--count", "20"])
+        let second = try await BeaconProcess.run(["track", "--db", store, "--count", "20"])
         #expect(second.status == 0, "\(second.stderr)")
         let later = try await tmux.waitForScreen("depth 25") { DashboardText.depth(in: $0) == 25 }
         #expect(later.contains("delivered 0 of 25 events"), "the outcomes line counts both processes' writes")
@@ -32,8 +32,8 @@ struct MonitorTmuxTests {
     }
 
     @Test("a missing store exits 2 with one line")
-    func refusesMissingStore() throws {
-        let result = try BeaconProcess.run(["monitor", "--db", "/nonexistent/beacon.sqlite"])
+    func refusesMissingStore() async throws {
+        let result = try await BeaconProcess.run(["monitor", "--db", "/nonexistent/beacon.sqlite"])
         #expect(result.status == 2)
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
         #expect(result.stderr.contains("/nonexistent/beacon.sqlite"))

@@ -24,18 +24,18 @@ struct SyncCommandTests {
         }
     }
 
-    @Test func importsTheGenericFeedAndTheConfigFeedShape() throws {
+    @Test func importsTheGenericFeedAndTheConfigFeedShape() async throws {
         let directory = try BeaconProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
         let store = directory + "/s.sqlite"
         let assets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Assets").path
-        let generic = try BeaconProcess.run(["sync", "--db", store, "--from", assets + "/sync-feed-seed.json"])
+        let generic = try await BeaconProcess.run(["sync", "--db", store, "--from", assets + "/sync-feed-seed.json"])
         #expect(generic.status == 0, "\(generic.stderr)")
 
         let config = directory + "/config-feed.json"
         try Self.write(#"{"settings": {"batchSize": 50, "blocklist": ["Debug Event"]}, "deleted": ["sampling"], "version_token": "c1"}"#, to: config)
-        let first = try BeaconProcess.run(["sync", "--db", store, "--from", config])
+        let first = try await BeaconProcess.run(["sync", "--db", store, "--from", config])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("c1"), "\(first.stdout)")
         var now = try Self.stored(store)
@@ -43,7 +43,7 @@ struct SyncCommandTests {
         #expect(now.settings.keys.sorted() == ["batchSize", "blocklist"])
 
         try Self.write(#"{"settings": {"batchSize": 0}, "version_token": "c2"}"#, to: config)
-        let refused = try BeaconProcess.run(["sync", "--db", store, "--from", config])
+        let refused = try await BeaconProcess.run(["sync", "--db", store, "--from", config])
         #expect(refused.status == 2)
         #expect(refused.stderr.split(separator: "\n").count == 1)
         #expect(refused.stderr.contains("settings.batchSize"), "\(refused.stderr)")
@@ -61,14 +61,14 @@ struct SyncCommandTests {
         defer { collector.stop() }
         let url = try await collector.address() + "/v1/config"
 
-        let first = try BeaconProcess.run(["sync", "--db", store, "--from", url])
+        let first = try await BeaconProcess.run(["sync", "--db", store, "--from", url])
         #expect(first.status == 0, "\(first.stderr)")
         let firstStored = try Self.stored(store)
         #expect(firstStored.settings["batchSize"]?.contains("40") == true)
         #expect(firstStored.settings["sampling"] != nil)
 
         try Self.write(#"{"settings": {"batchSize": 25}}"#, to: config)
-        let second = try BeaconProcess.run(["sync", "--db", store, "--from", url])
+        let second = try await BeaconProcess.run(["sync", "--db", store, "--from", url])
         #expect(second.status == 0, "\(second.stderr)")
         let secondStored = try Self.stored(store)
         #expect(secondStored.token != firstStored.token)
