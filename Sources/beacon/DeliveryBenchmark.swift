@@ -43,10 +43,7 @@ struct DeliveryBenchmark {
             }
             let stored = try await collector.storedCount()
             guard stored == events else { throw CLIError.runtime("drain benchmark: collector stored \(stored) of \(events)") }
-            let stages = DrainStages(
-                peekMilliseconds: queue.peekTimer.medianMilliseconds, sendMilliseconds: meter.sendTimer.medianMilliseconds,
-                settleMilliseconds: queue.settleTimer.medianMilliseconds)
-            return (Double(events) / elapsed.benchSeconds, meter.bytes, stages)
+            return (Double(events) / elapsed.benchSeconds, meter.bytes, DrainStages(queue: queue, meter: meter))
         }
     }
 
@@ -74,10 +71,7 @@ struct DeliveryBenchmark {
             }
             let stored = try await collector.storedCount()
             guard stored == events else { throw CLIError.runtime("latency benchmark: collector stored \(stored) of \(events)") }
-            let stages = DrainStages(
-                peekMilliseconds: queue.peekTimer.medianMilliseconds, sendMilliseconds: sender.sendTimer.medianMilliseconds,
-                settleMilliseconds: queue.settleTimer.medianMilliseconds)
-            return (elapsed, stages)
+            return (elapsed, DrainStages(queue: queue, meter: sender))
         }
     }
 
@@ -101,6 +95,19 @@ struct DrainStages {
     var peekMilliseconds: Double
     var sendMilliseconds: Double
     var settleMilliseconds: Double
+
+    /// The medians a timed queue and a metered sender recorded.
+    init(queue: TimedQueue, meter: WireMeter) {
+        self.init(
+            peekMilliseconds: queue.peekTimer.medianMilliseconds, sendMilliseconds: meter.sendTimer.medianMilliseconds,
+            settleMilliseconds: queue.settleTimer.medianMilliseconds)
+    }
+
+    init(peekMilliseconds: Double, sendMilliseconds: Double, settleMilliseconds: Double) {
+        self.peekMilliseconds = peekMilliseconds
+        self.sendMilliseconds = sendMilliseconds
+        self.settleMilliseconds = settleMilliseconds
+    }
 
     var json: JSONValue {
         ["peek": .double(round2(peekMilliseconds)), "send": .double(round2(sendMilliseconds)), "settle": .double(round2(settleMilliseconds))]
