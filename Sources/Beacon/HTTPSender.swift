@@ -1,18 +1,13 @@
 import BeaconWire
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
 
 /// Sends batches to a Segment-compatible collector: `POST {endpoint}/v1/batch`, JSON,
 /// gzipped by default, Basic auth with the write key.
 ///
 /// It never throws: every response and every network failure goes through
-/// ``HTTPResponseClassifier`` into a ``SendResult``. It runs on `URLSession`
-/// (FoundationNetworking on Linux) without blocking Swift's cooperative pool, enforces
-/// ``HTTPSenderConfiguration/requestTimeout`` itself (Linux `URLSession` rounds its own
-/// timeout down to whole seconds and resets it on every read), does not follow
+/// ``HTTPResponseClassifier`` into a ``SendResult``. It runs on AsyncHTTPClient, which
+/// keeps the connection open between batches, never blocks Swift's cooperative pool,
+/// ends each exchange at ``HTTPSenderConfiguration/requestTimeout``, does not follow
 /// redirects, and is safe to call from several tasks at once.
 ///
 /// ```swift
@@ -22,7 +17,9 @@ import Logging
 public final class HTTPSender: EventSender {
     /// Where and how this sender posts.
     public let configuration: HTTPSenderConfiguration
-    private let session: URLSession
+    private let transport: HTTPTransport
+    private let url: String
+    private let fixedHeaders: [(String, String)]
     private let classifier: HTTPResponseClassifier
     private let logger: Logger
     private let now: @Sendable () -> Timestamp
@@ -41,15 +38,13 @@ public final class HTTPSender: EventSender {
         self.classifier = HTTPResponseClassifier(retryAfter: configuration.retryAfter)
         self.logger = logger
         self.now = now
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        // A backstop only: `send` enforces `requestTimeout` with its own deadline.
-        let backstop = configuration.requestTimeout.seconds + 5
-        sessionConfiguration.timeoutIntervalForRequest = backstop
-        sessionConfiguration.timeoutIntervalForResource = backstop
-        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        sessionConfiguration.urlCache = nil
-        sessionConfiguration.httpShouldSetCookies = false
-        self.session = URLSession(configuration: sessionConfiguration, delegate: HTTPRedirectRefuser(), delegateQueue: nil)
+        self.transport = HTTPTransport(idleTimeout: configuration.requestTimeout)
+        self.url = configuration.batchURL.absoluteString
+        var headers = [
+            ("Content-Type", "application/json"), ("Accept", "application/json"), ("User-Agent", configuration.userAgent),
+        ]
+        if let authorization = configuration.authorizationHeader { headers.append(("Authorization", authorization)) }
+        self.fixedHeaders = headers
     }
 
     /// Checks `endpoint` and creates a sender with the default settings (gzip on, 10 s).
@@ -63,11 +58,6 @@ public final class HTTPSender: EventSender {
         self.init(configuration: try HTTPSenderConfiguration(endpoint: endpoint, writeKey: writeKey), logger: logger)
     }
 
-    deinit {
-        // Lets a send still in flight finish, then releases the session and its delegate.
-        session.finishTasksAndInvalidate()
-    }
-
     /// The endpoint's base URL.
     public var endpointDescription: String { configuration.endpoint.absoluteString }
 
@@ -75,9 +65,10 @@ public final class HTTPSender: EventSender {
     /// (the result is then `.retryable` with reason "send cancelled").
     public func send(_ batch: OutgoingBatch) async -> SendResult {
         let started = ContinuousClock.now
-        let (body, gzipped) = batch.preparedBody.map { (Data($0.bytes), $0.gzipped) } ?? encodedBody(for: batch)
-        let request = makeRequest(gzipped: gzipped)
-        let exchange = await HTTPExchange.perform(request, body: body, session: session, deadline: configuration.requestTimeout)
+        let (body, gzipped) = batch.preparedBody.map { ($0.bytes, $0.gzipped) } ?? encodedBytes(for: batch)
+        let headers = gzipped ? fixedHeaders + [("Content-Encoding", "gzip")] : fixedHeaders
+        let exchange = await transport.perform(
+            .POST, url: url, headers: headers, body: body, deadline: configuration.requestTimeout)
         let result: SendResult
         switch exchange {
         case .response(let status, let headers, let responseBody):
@@ -103,11 +94,6 @@ public final class HTTPSender: EventSender {
 
     /// The request body, gzipped when configured; plain JSON if compression fails, so the
     /// events still go out.
-    private func encodedBody(for batch: OutgoingBatch) -> (Data, gzipped: Bool) {
-        let (bytes, gzipped) = encodedBytes(for: batch)
-        return (Data(bytes), gzipped)
-    }
-
     private func encodedBytes(for batch: OutgoingBatch) -> ([UInt8], gzipped: Bool) {
         let json = batch.body(sentAt: now())
         guard configuration.gzip else { return (json, false) }
@@ -119,20 +105,6 @@ public final class HTTPSender: EventSender {
             ])
             return (json, false)
         }
-    }
-
-    private func makeRequest(gzipped: Bool) -> URLRequest {
-        var request = URLRequest(url: configuration.batchURL)
-        request.httpMethod = "POST"
-        request.timeoutInterval = configuration.requestTimeout.seconds + 5
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue(configuration.userAgent, forHTTPHeaderField: "User-Agent")
-        if gzipped { request.setValue("gzip", forHTTPHeaderField: "Content-Encoding") }
-        if let authorization = configuration.authorizationHeader {
-            request.setValue(authorization, forHTTPHeaderField: "Authorization")
-        }
-        return request
     }
 
     private func log(_ result: SendResult, batch: OutgoingBatch, bodyBytes: Int, elapsed: Duration) {

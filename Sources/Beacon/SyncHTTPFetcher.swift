@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Fetches a sync feed over HTTP: `GET URL?since=TOKEN` (no `since` on the first poll).
 ///
@@ -14,11 +11,13 @@ public struct SyncHTTPFetcher: Sendable {
     public let url: URL
     /// How long one request may take.
     public let timeout: Duration
+    private let transport: HTTPTransport
 
     /// Creates a fetcher.
     public init(url: URL, timeout: Duration = .seconds(10)) {
         self.url = url
         self.timeout = timeout
+        self.transport = HTTPTransport(idleTimeout: timeout)
     }
 
     /// The address of a poll after `token`.
@@ -30,30 +29,18 @@ public struct SyncHTTPFetcher: Sendable {
 
     /// Fetches the feed's bytes; any status other than 200 is an error.
     public func fetch(since token: String?) async throws(SyncError) -> [UInt8] {
-        var request = URLRequest(url: url(since: token))
-        request.httpMethod = "GET"
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        let (seconds, attoseconds) = timeout.components
-        request.timeoutInterval = TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-        let outcome: Result<(Data, Int), any Error> = await withCheckedContinuation { continuation in
-            let task = URLSession.shared.dataTask(with: request) { data, response, error in
-                if let error {
-                    continuation.resume(returning: .failure(error))
-                } else {
-                    continuation.resume(returning: .success((data ?? Data(), (response as? HTTPURLResponse)?.statusCode ?? 0)))
-                }
-            }
-            task.resume()
-        }
-        switch outcome {
-        case .failure(let error):
-            throw .fetch(reason: "\(request.url?.absoluteString ?? "?"): \(error.localizedDescription)")
-        case .success(let (data, status)):
+        let address = url(since: token).absoluteString
+        let exchange = await transport.perform(
+            .GET, url: address, headers: [("Accept", "application/json")], body: nil, deadline: timeout)
+        switch exchange {
+        case .failed(let failure):
+            throw .fetch(reason: "\(address): \(failure.reason)")
+        case .response(let status, _, let body):
             guard status == 200 else {
-                let body = String(decoding: data.prefix(200), as: UTF8.self)
-                throw .fetch(reason: "\(request.url?.absoluteString ?? "?") answered HTTP \(status): \(body)")
+                let excerpt = String(decoding: body.prefix(200), as: UTF8.self)
+                throw .fetch(reason: "\(address) answered HTTP \(status): \(excerpt)")
             }
-            return Array(data)
+            return body
         }
     }
 

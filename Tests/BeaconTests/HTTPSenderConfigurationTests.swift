@@ -1,8 +1,9 @@
+import AsyncHTTPClient
 import Beacon
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import Glibc
+import NIOCore
+import NIOHTTP1
 import Testing
 
 @Suite("HTTPSenderConfiguration")
@@ -68,16 +69,42 @@ struct HTTPSenderConfigurationTests {
         #expect(withoutKey.authorizationHeader == nil)
     }
 
-    @Test("URLSession errors map to transport failures", arguments: [
-        (URLError.Code.timedOut, HTTPTransportFailure.timedOut),
-        (.cannotConnectToHost, .connectionRefused),
-        (.networkConnectionLost, .connectionLost),
-        (.cannotFindHost, .hostNotFound),
-        (.dnsLookupFailed, .hostNotFound),
-        (.notConnectedToInternet, .notConnected),
-        (.cancelled, .cancelled),
+    @Test("HTTP client errors map to transport failures", arguments: [
+        (HTTPClientError.deadlineExceeded, HTTPTransportFailure.timedOut),
+        (HTTPClientError.readTimeout, .timedOut),
+        (HTTPClientError.connectTimeout, .timedOut),
+        (HTTPClientError.cancelled, .cancelled),
+        (HTTPClientError.remoteConnectionClosed, .connectionLost),
+        (HTTPClientError.tlsHandshakeTimeout, .secureConnectionFailed("TLS handshake timed out")),
     ])
-    func urlErrorMapping(code: URLError.Code, failure: HTTPTransportFailure) {
-        #expect(HTTPTransportFailure(URLError(code)) == failure)
+    func clientErrorMapping(error: HTTPClientError, failure: HTTPTransportFailure) {
+        #expect(HTTPTransportFailure(error) == failure)
+    }
+
+    @Test("socket errors map by errno", arguments: [
+        (ECONNREFUSED, HTTPTransportFailure.connectionRefused),
+        (ECONNRESET, .connectionLost),
+        (EPIPE, .connectionLost),
+        (ETIMEDOUT, .timedOut),
+        (ENETUNREACH, .notConnected),
+    ])
+    func socketErrorMapping(code: Int32, failure: HTTPTransportFailure) {
+        #expect(HTTPTransportFailure(IOError(errnoCode: code, reason: "connect")) == failure)
+    }
+
+    @Test("channel, parser and task errors map to transport failures")
+    func otherErrorMapping() {
+        #expect(HTTPTransportFailure(ChannelError.connectTimeout(.seconds(1))) == .timedOut)
+        #expect(HTTPTransportFailure(ChannelError.eof) == .connectionLost)
+        #expect(HTTPTransportFailure(CancellationError()) == .cancelled)
+        guard case .badResponse = HTTPTransportFailure(HTTPParserError.invalidStatus) else {
+            Issue.record("a parser error is a bad response")
+            return
+        }
+        guard case .other(let detail) = HTTPTransportFailure(CocoaError(.fileNoSuchFile)) else {
+            Issue.record("an unknown error is .other")
+            return
+        }
+        #expect(!detail.isEmpty)
     }
 }
