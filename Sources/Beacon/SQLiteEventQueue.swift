@@ -500,14 +500,11 @@ public final class SQLiteEventQueue: EventQueue {
                     // committed since this group was taken.
                     snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
                     var stored = snapshot.stored
-                    let insert = try db.cachedStatement(
-                        sql: "INSERT INTO events (seq, message_id, name, payload, created_at) VALUES (?, ?, ?, ?, ?)")
+                    let insert = try EventRowInserter(db)
                     for event in group {
-                        insert.setUncheckedArguments([
-                            stored.nextSeq, event.messageId, event.name, Data(event.payload),
-                            event.createdAt.millisecondsSince1970,
-                        ])
-                        try insert.execute()
+                        try insert.insert(
+                            seq: stored.nextSeq, messageId: event.messageId, name: event.name, payload: event.payload,
+                            createdAt: event.createdAt.millisecondsSince1970)
                         stored.nextSeq += 1
                         stored.depth += 1
                         stored.bytes += event.payload.count

@@ -8,6 +8,8 @@ import Logging
 /// in-process collector on 127.0.0.1, all in this process (so on the same 2 cores).
 struct DeliveryBenchmark {
     var directory: String
+    /// The sender's gzip level.
+    var gzipLevel = Gzip.defaultLevel
     var logger: Logger = {
         var logger = Logger(label: "beacon.bench")
         logger.logLevel = .critical
@@ -27,12 +29,14 @@ struct DeliveryBenchmark {
         await queue.waitForPendingWrites()
         return try await withCollector { collector, port in
             let sender = HTTPSender(
-                configuration: try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(port)", writeKey: nil, gzip: gzip), logger: logger)
+                configuration: try HTTPSenderConfiguration(
+                    endpoint: "http://127.0.0.1:\(port)", writeKey: nil, gzip: gzip, gzipLevel: gzipLevel),
+                logger: logger)
             let meter = WireMeter(sender)
             let engine = BeaconEngine(
                 queue: queue, destination: Destination(sender: meter),
                 settings: EngineSettings(policy: .manual, batchSize: batchSize, maxBatchBytes: 1_000_000), logger: logger)
-            let elapsed = try await withThrowingTaskGroup(of: Void.self) { group -> Duration in
+            let elapsed = await withThrowingTaskGroup(of: Void.self) { group -> Duration in
                 group.addTask { try await engine.run() }
                 let start = ContinuousClock.now
                 await engine.flush()
@@ -49,29 +53,35 @@ struct DeliveryBenchmark {
 
     /// Time from the first `track` to the last of `events` stored, at `batchSize`, with
     /// the policy "count batchSize or 20 ms" (the tail of fewer than a batch goes on the clock).
-    func firstToLast(events: Int, batchSize: Int, run: Int) async throws -> (elapsed: Duration, stages: DrainStages) {
+    func firstToLast(
+        events: Int, batchSize: Int, run: Int
+    ) async throws -> (elapsed: Duration, cpuSeconds: Double, tracked: Duration, stages: DrainStages) {
         let path = "\(directory)/latency-\(run).sqlite"
         defer { EnqueueBenchmark.remove(path) }
         let queue = TimedQueue(try SQLiteEventQueue(path: path, logger: logger))
         return try await withCollector { collector, port in
             let sender = WireMeter(HTTPSender(
-                configuration: try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(port)", writeKey: nil), logger: logger))
+                configuration: try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(port)", writeKey: nil, gzipLevel: gzipLevel),
+                logger: logger))
             let engine = BeaconEngine(
                 queue: queue, destination: Destination(sender: sender),
                 settings: EngineSettings(policy: .any([.count(batchSize), .interval(.milliseconds(20))]), batchSize: batchSize),
                 logger: logger)
-            let elapsed = try await withThrowingTaskGroup(of: Void.self) { group -> Duration in
+            let (elapsed, cpu, tracked) = try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await engine.run() }
+                let cpuStart = ProcessCPU.seconds
                 let start = ContinuousClock.now
                 for _ in 0..<events { try engine.tracker.track("Benchmark Event", properties: EnqueueBenchmark.properties) }
+                let tracked = start.duration(to: .now)
                 _ = await engine.observer.firstSnapshot { $0.totals.delivered >= events }
                 let elapsed = start.duration(to: .now)
+                let cpu = ProcessCPU.seconds - cpuStart
                 group.cancelAll()
-                return elapsed
+                return (elapsed, cpu, tracked)
             }
             let stored = try await collector.storedCount()
             guard stored == events else { throw CLIError.runtime("latency benchmark: collector stored \(stored) of \(events)") }
-            return (elapsed, DrainStages(queue: queue, meter: sender))
+            return (elapsed, cpu, tracked, DrainStages(queue: queue, meter: sender))
         }
     }
 

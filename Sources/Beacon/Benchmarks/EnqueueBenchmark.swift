@@ -64,16 +64,15 @@ public struct EnqueueBenchmark: Sendable {
         try StoreSchema.migrator().migrate(pool)
         let payloads = (0..<events).map { _ in
             Event(name: "Benchmark Event", properties: Self.properties, context: Tracker.libraryContext)
-        }.map { (id: $0.messageId, payload: Data($0.jsonBytes)) }
+        }.map { (id: $0.messageId, payload: $0.jsonBytes) }
         let now = Timestamp.now().millisecondsSince1970
         let start = ContinuousClock.now
         try pool.writeWithoutTransaction { db in
             try db.inTransaction {
-                let insert = try db.cachedStatement(
-                    sql: "INSERT INTO events (seq, message_id, name, payload, created_at) VALUES (?, ?, ?, ?, ?)")
+                let insert = try EventRowInserter(db)
                 for (index, row) in payloads.enumerated() {
-                    insert.setUncheckedArguments([index + 1, row.id, "Benchmark Event", row.payload, now])
-                    try insert.execute()
+                    try insert.insert(
+                        seq: Int64(index + 1), messageId: row.id, name: "Benchmark Event", payload: row.payload, createdAt: now)
                 }
                 return .commit
             }
