@@ -29,13 +29,14 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CLibdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"])]),
 
         .target(name: "BeaconWire"),
         .target(
             name: "Beacon",
             dependencies: [
-                "BeaconWire", "CZlib",
+                "BeaconWire", "CLibdeflate",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -77,7 +78,7 @@ let package = Package(
         .testTarget(
             name: "BeaconTests",
             dependencies: [
-                "Beacon", "BeaconTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                "Beacon", "BeaconTesting", "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

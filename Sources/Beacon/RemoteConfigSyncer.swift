@@ -63,7 +63,7 @@ public actor RemoteConfigSyncer<C: Clock>: Service where C.Duration == Duration 
         defer { isPolling = false }
         await applyStored()
         publish()
-        try await cancelWhenGracefulShutdown { [self] in
+        await cancelWhenGracefulShutdown { [self] in
             while !Task.isCancelled {
                 await self.syncNow()
                 do {

@@ -108,14 +108,18 @@ struct BenchCommand: AsyncParsableCommand {
         var rates: [Double] = []
         var wire = 0
         var stages: [DrainStages] = []
+        var cpu: [Double] = []
         for run in 1...runs {
-            let (rate, bytes, runStages) = try await benchmark.drain(events: backlog, batchSize: 500, run: run)
+            let (rate, bytes, cpuSeconds, runStages) = try await benchmark.drain(events: backlog, batchSize: 500, run: run)
             rates.append(rate)
             wire = bytes
             stages.append(runStages)
-            Output.error("bench: drain run \(run)/\(runs): \(Int(rate)) events/s stored; per batch \(runStages.text)")
+            cpu.append(cpuSeconds)
+            Output.error(
+                "bench: drain run \(run)/\(runs): \(Int(rate)) events/s stored, CPU \(Int(cpuSeconds * 1000)) ms; per batch \(runStages.text)")
         }
-        let (plainRate, plainWire, _) = try await benchmark.drain(events: 20_000, batchSize: 500, run: 0, gzip: false)
+        let (plainRate, plainWire, _, _) = try await benchmark.drain(events: 20_000, batchSize: 500, run: 0, gzip: false)
+        let medianCPU = BenchmarkStatistics.median(cpu)
         let medianStages = DrainStages(
             peekMilliseconds: BenchmarkStatistics.median(stages.map(\.peekMilliseconds)),
             sendMilliseconds: BenchmarkStatistics.median(stages.map(\.sendMilliseconds)),
@@ -130,12 +134,14 @@ struct BenchCommand: AsyncParsableCommand {
                 "wireBytesPerEventGzip": .double(round2(perEventGzip)), "wireBytesPerEventPlain": .double(round2(perEventPlain)),
                 "plainEventsPerSecond": .double(plainRate.rounded()),
                 "medianStageMillisecondsPerBatch": medianStages.json,
+                "medianCPUSeconds": .double(round2(medianCPU * 1000) / 1000),
             ]
             Output.line(report.jsonString)
         } else {
             Output.line("drain: \(backlog)-event backlog to a collector on 127.0.0.1, batch size 500, gzip level \(gzipLevel), \(runs) runs")
             Output.line("  median               \(Int(median)) events/s stored")
             Output.line("  per batch (median)   \(medianStages.text)")
+            Output.line("  CPU time (median)    \(Int(medianCPU * 1000)) ms for the backlog, all threads")
             Output.line("  wire bytes per event \(round2(perEventGzip)) gzip, \(round2(perEventPlain)) plain (\(Int(plainRate)) events/s plain)")
         }
     }

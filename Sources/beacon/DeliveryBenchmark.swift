@@ -20,7 +20,7 @@ struct DeliveryBenchmark {
     /// stored (the collector stores before it answers 2xx) and the bytes on the wire.
     func drain(
         events: Int, batchSize: Int, run: Int, gzip: Bool = true
-    ) async throws -> (perSecond: Double, wireBytes: Int, stages: DrainStages) {
+    ) async throws -> (perSecond: Double, wireBytes: Int, cpuSeconds: Double, stages: DrainStages) {
         let path = "\(directory)/drain-\(run)-\(gzip).sqlite"
         defer { EnqueueBenchmark.remove(path) }
         let queue = TimedQueue(try SQLiteEventQueue(path: path, logger: logger))
@@ -36,18 +36,20 @@ struct DeliveryBenchmark {
             let engine = BeaconEngine(
                 queue: queue, destination: Destination(sender: meter),
                 settings: EngineSettings(policy: .manual, batchSize: batchSize, maxBatchBytes: 1_000_000), logger: logger)
-            let elapsed = await withThrowingTaskGroup(of: Void.self) { group -> Duration in
+            let (elapsed, cpu) = await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await engine.run() }
+                let cpuStart = ProcessCPU.seconds
                 let start = ContinuousClock.now
                 await engine.flush()
                 _ = await engine.observer.firstSnapshot { $0.totals.delivered >= events }
                 let elapsed = start.duration(to: .now)
+                let cpu = ProcessCPU.seconds - cpuStart
                 group.cancelAll()
-                return elapsed
+                return (elapsed, cpu)
             }
             let stored = try await collector.storedCount()
             guard stored == events else { throw CLIError.runtime("drain benchmark: collector stored \(stored) of \(events)") }
-            return (Double(events) / elapsed.benchSeconds, meter.bytes, DrainStages(queue: queue, meter: meter))
+            return (Double(events) / elapsed.benchSeconds, meter.bytes, cpu, DrainStages(queue: queue, meter: meter))
         }
     }
 
