@@ -26,7 +26,9 @@ public struct HTTPSenderConfiguration: Sendable, Hashable {
     public var gzip: Bool
     /// The gzip level, 0...9 (``Gzip/defaultLevel``).
     public var gzipLevel: Int
-    /// How long a whole exchange may take before it counts as timed out. 10 s by default.
+    /// How long connecting, sending the body and receiving the response head may take
+    /// before the exchange counts as timed out; a response body that stalls after that is
+    /// cut by a read timeout of the same length. 10 s by default.
     public var requestTimeout: Duration
     /// The `User-Agent` header.
     public var userAgent: String

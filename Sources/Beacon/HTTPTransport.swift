@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -37,12 +36,12 @@ final class HTTPTransport: Sendable {
             redirectConfiguration: .disallow,
             timeout: .init(connect: .init(idleTimeout), read: .init(idleTimeout)))
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.httpVersion = .automatic
         client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
     }
 
     deinit {
-        // Nothing is in flight: every exchange holds the transport until it returns.
+        // Nothing is in flight: every exchange holds the transport until it returns. The
+        // only error shutdown reports is "already shut down", which cannot happen here.
         client.shutdown { _ in }
     }
 
