@@ -47,7 +47,7 @@ public struct EventValidator: Sendable, Hashable {
     func validate(identity: String?, field: String) throws(TrackingError) {
         guard let identity else { return }
         if identity.isEmpty { throw .invalidIdentity(field: field, reason: "is empty: leave it out instead") }
-        if identity.unicodeScalars.count > maxIdentityLength {
+        if identity.utf8.count > maxIdentityLength, identity.unicodeScalars.count > maxIdentityLength {
             throw .invalidIdentity(field: field, reason: "is longer than \(maxIdentityLength) characters")
         }
     }
@@ -59,7 +59,19 @@ public struct EventValidator: Sendable, Hashable {
             if key.utf8.count > maxKeyLength, key.unicodeScalars.count > maxKeyLength {
                 throw .keyTooLong(path: path, limit: maxKeyLength)
             }
+            // The path is spelled out only for values that may fail: most are flat scalars.
+            if Self.isValidScalar(value) { continue }
             try validate(value: value, path: "\(path).\(key)", depth: depth)
+        }
+    }
+
+    /// Whether `value` is a scalar that passes every check (anything but a non-finite
+    /// number); `false` for arrays and objects, which need their own checks.
+    private static func isValidScalar(_ value: JSONValue) -> Bool {
+        switch value {
+        case .null, .bool, .int, .string: true
+        case .double(let number): number.isFinite
+        case .array, .object: false
         }
     }
 
@@ -71,7 +83,7 @@ public struct EventValidator: Sendable, Hashable {
             try validate(members: members, path: path, depth: depth + 1)
         case .array(let elements):
             if depth + 1 > maxDepth { throw .nestingTooDeep(path: path, limit: maxDepth) }
-            for (index, element) in elements.enumerated() {
+            for (index, element) in elements.enumerated() where !Self.isValidScalar(element) {
                 try validate(value: element, path: "\(path)[\(index)]", depth: depth + 1)
             }
         case .null, .bool, .int, .string:

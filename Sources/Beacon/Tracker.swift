@@ -18,6 +18,8 @@ public final class Tracker: Sendable {
     /// The checks and limits applied to every event.
     public let validator: EventValidator
     private let context: [String: JSONValue]
+    /// `context` as JSON, for events that add none of their own (nil when empty).
+    private let encodedContext: [UInt8]?
     /// The `anonymousId` given to events that carry neither a `userId` nor an
     /// `anonymousId` (the Segment API requires one of them).
     public let defaultAnonymousId: String
@@ -44,6 +46,7 @@ public final class Tracker: Sendable {
         self.defaultAnonymousId = defaultAnonymousId ?? UUIDv7Generator.shared.next()
         self.validator = validator
         self.context = context
+        self.encodedContext = context.isEmpty ? nil : JSONValue.object(context).jsonBytes
         self.ids = ids
         self.observer = observer
     }
@@ -66,7 +69,7 @@ public final class Tracker: Sendable {
         let event = Event(
             name: name, properties: properties, messageId: ids.next(), timestamp: timestamp ?? .now(), userId: userId,
             anonymousId: anonymousId ?? (userId == nil ? defaultAnonymousId : nil), context: merged.isEmpty ? nil : merged)
-        return try enqueue(event)
+        return try enqueue(event, payload: context == nil ? encodedContext.map(event.jsonBytes(encodedContext:)) : nil)
     }
 
     /// Tracks an event given as one JSON object (a line of NDJSON): `{"event": "...",
@@ -102,8 +105,9 @@ public final class Tracker: Sendable {
             context: input.context, timestamp: input.timestamp)
     }
 
-    private func enqueue(_ event: Event) throws(TrackingError) -> TrackReceipt {
-        let payload = event.jsonBytes
+    /// Queues `event`, whose JSON is `payload` when already encoded.
+    private func enqueue(_ event: Event, payload: [UInt8]? = nil) throws(TrackingError) -> TrackReceipt {
+        let payload = payload ?? event.jsonBytes
         do {
             try validator.validate(encodedBytes: payload.count)
         } catch {

@@ -59,8 +59,21 @@ public struct Event: Sendable, Hashable {
         return writer.bytes
     }
 
+    /// Compact JSON of this event whose `context` is written as `encodedContext`: the
+    /// JSON of ``context`` encoded once ahead (a tracker's fixed context), which saves
+    /// sorting and escaping it for every event. The bytes are those of ``jsonBytes``.
+    public func jsonBytes(encodedContext: [UInt8]) -> [UInt8] {
+        var writer = JSONWriter(capacity: 512)
+        write(to: &writer, encodedContext: encodedContext)
+        return writer.bytes
+    }
+
     /// Writes this event as a JSON object.
     public func write(to writer: inout JSONWriter) {
+        write(to: &writer, encodedContext: nil)
+    }
+
+    private func write(to writer: inout JSONWriter, encodedContext: [UInt8]?) {
         writer.writeRaw(#"{"type":"#.utf8)
         writer.write(type)
         if let name {
@@ -86,7 +99,10 @@ public struct Event: Sendable, Hashable {
             writer.writeRaw(#","anonymousId":"#.utf8)
             writer.write(anonymousId)
         }
-        if let context {
+        if let encodedContext {
+            writer.writeRaw(#","context":"#.utf8)
+            writer.writeRaw(encodedContext)
+        } else if let context {
             writer.writeRaw(#","context":"#.utf8)
             writer.write(context)
         }

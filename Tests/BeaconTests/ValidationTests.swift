@@ -56,6 +56,37 @@ struct ValidationTests {
         #expect(queue.depth.totals.accepted == 0)
     }
 
+    @Test func errorsNameThePathOfTheFailingValue() {
+        let cases: [(TrackingError, @Sendable (Tracker) throws -> Void)] = [
+            (.nonFiniteNumber(path: "properties.price"), { try $0.track("e", properties: ["plan": "pro", "price": .double(.nan)]) }),
+            (.nonFiniteNumber(path: "properties.list[2]"), { try $0.track("e", properties: ["list": [1, "a", .double(.infinity)]]) }),
+            (.nonFiniteNumber(path: "properties.cart.items[0].price"), {
+                try $0.track("e", properties: ["cart": ["items": [["sku": "a", "price": .double(.nan)]]]])
+            }),
+            (.nonFiniteNumber(path: "context.screen.density"), { try $0.track("e", context: ["screen": ["density": .double(-.infinity)]]) }),
+            (.emptyKey(path: "properties.cart"), { try $0.track("e", properties: ["cart": ["": 1]]) }),
+        ]
+        for (expected, call) in cases {
+            #expect(throws: expected) { try call(tracker) }
+        }
+    }
+
+    @Test func queuedPayloadCarriesTheTrackersContextMergedWithTheCallsOwn() async throws {
+        let context: [String: JSONValue] = ["library": ["name": "beacon-swift", "version": "9"], "app": ["build": 7]]
+        let tracker = Tracker(queue: queue, context: context, defaultAnonymousId: "anon")
+        try tracker.track("plain", properties: ["a": 1], timestamp: Timestamp(millisecondsSince1970: 0))
+        try tracker.track("own", context: ["app": ["build": 8], "ip": "10.0.0.1"], timestamp: Timestamp(millisecondsSince1970: 0))
+        await queue.waitForPendingWrites()
+        let queued = try await queue.peek(for: "default", after: nil, limit: 10, maxBytes: .max)
+        #expect(queued.count == 2)
+        let expected = [
+            Event(name: "plain", properties: ["a": 1], messageId: queued[0].messageId, timestamp: Timestamp(millisecondsSince1970: 0), anonymousId: "anon", context: context),
+            Event(name: "own", messageId: queued[1].messageId, timestamp: Timestamp(millisecondsSince1970: 0), anonymousId: "anon",
+                  context: ["library": ["name": "beacon-swift", "version": "9"], "app": ["build": 8], "ip": "10.0.0.1"]),
+        ]
+        #expect(queued.map(\.payload) == expected.map(\.jsonBytes))
+    }
+
     @Test func limitsAreInclusive() async throws {
         try tracker.track(String(repeating: "n", count: 200), properties: ["root": Self.deep(31)])
         let receipt = try tracker.track(json: Array(#"{"event":"From NDJSON","properties":{"a":1},"userId":"u","messageId":"given-id","timestamp":"2026-01-02T03:04:05Z"}"#.utf8))

@@ -71,6 +71,12 @@ struct WireTests {
         #expect(decoded == event)
     }
 
+    @Test func eventWithAnEncodedContextEncodesAsWithItsContext() {
+        let context: [String: JSONValue] = ["library": ["name": "beacon \"swift\"", "version": "1"], "app": ["build": 7, "tags": ["a", nil]]]
+        let event = Event(name: "e", properties: ["b": 1, "a": "x"], messageId: "m", timestamp: Timestamp(millisecondsSince1970: 5), anonymousId: "anon", context: context)
+        #expect(event.jsonBytes(encodedContext: JSONValue.object(context).jsonBytes) == event.jsonBytes)
+    }
+
     @Test func batchBodyDecodesAsTheDocumentedSchema() throws {
         let events = (0..<3).map { Event(name: "e\($0)", properties: ["i": .int($0)], anonymousId: "anon") }
         let body = Batch.body(encodedEvents: events.map(\.jsonBytes), sentAt: Timestamp(millisecondsSince1970: 1000), writeKey: "key")
