@@ -108,6 +108,8 @@ public final class HTTPSender: EventSender {
     }
 
     private func log(_ result: SendResult, batch: OutgoingBatch, bodyBytes: Int, elapsed: Duration) {
+        // A delivery is logged at debug: skip building its metadata when that is off.
+        if case .delivered = result.outcome, logger.logLevel > .debug { return }
         var metadata: Logger.Metadata = [
             "batch_id": "\(batch.id)", "destination": "\(endpointDescription)", "events": "\(batch.events.count)",
             "attempt": "\(batch.attempt)", "wire_bytes": "\(bodyBytes)", "elapsed": "\(elapsed)",
