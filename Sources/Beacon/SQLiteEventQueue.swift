@@ -384,12 +384,6 @@ public final class SQLiteEventQueue: EventQueue {
         for range in ranges(of: sequences) {
             let lower = max(range.lowerBound, destination.cursor + 1)
             guard lower <= range.upperBound else { continue }
-            if others.isEmpty {
-                let pending = try removeAlone(lower...range.upperBound, for: destination.name, stored: &stored, db)
-                marked += pending
-                destination.pending -= pending
-                continue
-            }
             let bounds: StatementArguments = [lower, range.upperBound]
             let mineArguments: StatementArguments = [destination.name]
             let pending = try Int.fetchOne(
@@ -419,40 +413,6 @@ public final class SQLiteEventQueue: EventQueue {
             }
         }
         return marked
-    }
-
-    /// ``markDone(_:by:others:stored:_:)`` for the only destination of the queue, in one
-    /// statement instead of three: every event in `range` leaves (nobody else needs it),
-    /// counted as dead-lettered if it was, else as delivered. Returns how many of them
-    /// were pending for `destination` (an event it was already done with while another
-    /// destination still needed it is removed too, but not counted again for it).
-    private static func removeAlone(
-        _ range: ClosedRange<Int64>, for destination: String, stored: inout StoreSchema.State, _ db: Database
-    ) throws -> Int {
-        let statement = try db.cachedStatement(sql: """
-            DELETE FROM events WHERE seq BETWEEN ? AND ?
-            RETURNING length(payload),
-                EXISTS (SELECT 1 FROM dead_letters WHERE dead_letters.seq = events.seq),
-                EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND destination_done.seq = events.seq)
-            """)
-        try statement.setArguments([range.lowerBound, range.upperBound, destination])
-        let handle = statement.sqliteStatement
-        defer { sqlite3_reset(handle) }
-        var (deleted, bytes, deadLettered, alreadyDone) = (0, 0, 0, 0)
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage) }
-            deleted += 1
-            bytes += Int(sqlite3_column_int64(handle, 0))
-            deadLettered += Int(sqlite3_column_int64(handle, 1))
-            alreadyDone += Int(sqlite3_column_int64(handle, 2))
-        }
-        stored.depth -= deleted
-        stored.bytes -= bytes
-        stored.deadLettered += deadLettered
-        stored.delivered += deleted - deadLettered
-        return deleted - alreadyDone
     }
 
     /// Removes the events in `from...through` that every destination in `others` is done
