@@ -218,7 +218,8 @@ public final class SQLiteEventQueue: EventQueue {
         let from = max(cursor, after ?? 0)
         let events: [QueuedEvent]
         do {
-            events = try await pool.read { db in
+            // One SELECT is consistent on its own: no need for the transaction `read` wraps it in.
+            events = try await pool.unsafeRead { db in
                 let statement = try db.cachedStatement(sql: """
                     SELECT seq, message_id, name, payload FROM events
                     WHERE seq > ? AND NOT EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq)
@@ -281,45 +282,47 @@ public final class SQLiteEventQueue: EventQueue {
         let destination = settlement.record.destination
         let result: Snapshot
         do {
-            result = try await pool.write { db in
-                var snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
-                var mine = try snapshot.destinations[destination]
-                    ?? Self.insertDestination(destination, depth: snapshot.stored.depth, db)
-                let others = snapshot.destinations.values.filter { $0.name != destination }
-                let now = Timestamp.now().millisecondsSince1970
-                for letter in settlement.deadLetters {
-                    guard try Self.isPending(letter.event.sequence, for: mine, db) else { continue }
+            result = try await pool.writeWithoutTransaction { db in
+                try db.inCachedTransaction {
+                    var snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
+                    var mine = try snapshot.destinations[destination]
+                        ?? Self.insertDestination(destination, depth: snapshot.stored.depth, db)
+                    let others = snapshot.destinations.values.filter { $0.name != destination }
+                    let now = Timestamp.now().millisecondsSince1970
+                    for letter in settlement.deadLetters {
+                        guard try Self.isPending(letter.event.sequence, for: mine, db) else { continue }
+                        try db.run(
+                            """
+                                INSERT OR REPLACE INTO dead_letters (seq, destination, message_id, name, payload, reason, status, failed_at)
+                                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                                """,
+                            [
+                                letter.event.sequence, destination, letter.event.messageId, letter.event.name,
+                                Data(letter.event.payload), letter.reason, letter.status, letter.failedAt.millisecondsSince1970,
+                            ])
+                    }
+                    mine.delivered += try Self.markDone(settlement.delivered, by: &mine, others: others, stored: &snapshot.stored, db)
+                    mine.filtered += try Self.markDone(settlement.filtered, by: &mine, others: others, stored: &snapshot.stored, db)
+                    mine.deadLettered += try Self.markDone(
+                        settlement.deadLetters.map(\.event.sequence), by: &mine, others: others, stored: &snapshot.stored, db)
+                    try Self.advanceCursor(of: &mine, nextSeq: snapshot.stored.nextSeq, db)
+                    try mine.write(db)
+                    snapshot.destinations[destination] = mine
+                    let record = settlement.record
                     try db.run(
                         """
-                            INSERT OR REPLACE INTO dead_letters (seq, destination, message_id, name, payload, reason, status, failed_at)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                            INSERT OR REPLACE INTO batches (id, destination, started_at, duration_us, events, bytes, attempt, status, outcome, error)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                             """,
                         [
-                            letter.event.sequence, destination, letter.event.messageId, letter.event.name,
-                            Data(letter.event.payload), letter.reason, letter.status, letter.failedAt.millisecondsSince1970,
+                            record.id, record.destination, record.startedAt.millisecondsSince1970,
+                            record.duration.microseconds, record.events, record.bytes, record.attempt, record.status,
+                            record.outcome.rawValue, record.error,
                         ])
+                    try db.run("DELETE FROM batches WHERE id <= ?", [record.id - historyLimit])
+                    try snapshot.stored.write(db, now: now)
+                    return snapshot
                 }
-                mine.delivered += try Self.markDone(settlement.delivered, by: &mine, others: others, stored: &snapshot.stored, db)
-                mine.filtered += try Self.markDone(settlement.filtered, by: &mine, others: others, stored: &snapshot.stored, db)
-                mine.deadLettered += try Self.markDone(
-                    settlement.deadLetters.map(\.event.sequence), by: &mine, others: others, stored: &snapshot.stored, db)
-                try Self.advanceCursor(of: &mine, nextSeq: snapshot.stored.nextSeq, db)
-                try mine.write(db)
-                snapshot.destinations[destination] = mine
-                let record = settlement.record
-                try db.run(
-                    """
-                        INSERT OR REPLACE INTO batches (id, destination, started_at, duration_us, events, bytes, attempt, status, outcome, error)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    [
-                        record.id, record.destination, record.startedAt.millisecondsSince1970,
-                        record.duration.microseconds, record.events, record.bytes, record.attempt, record.status,
-                        record.outcome.rawValue, record.error,
-                    ])
-                try db.run("DELETE FROM batches WHERE id <= ?", [record.id - historyLimit])
-                try snapshot.stored.write(db, now: now)
-                return snapshot
             }
         } catch {
             throw StorageError(error, path: location)
@@ -494,11 +497,10 @@ public final class SQLiteEventQueue: EventQueue {
         let result: Snapshot
         do {
             result = try pool.writeWithoutTransaction { db in
-                var snapshot = Snapshot(stored: StoreSchema.State(), destinations: [:], order: 0)
-                try db.inTransaction(.immediate) {
+                try db.inCachedTransaction {
                     // Counters come from the store inside the transaction: a settle may have
                     // committed since this group was taken.
-                    snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
+                    var snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
                     var stored = snapshot.stored
                     let insert = try EventRowInserter(db)
                     for event in group {
@@ -518,9 +520,8 @@ public final class SQLiteEventQueue: EventQueue {
                     try stored.write(db, now: Timestamp.now().millisecondsSince1970)
                     for destination in snapshot.destinations.values { try destination.write(db) }
                     snapshot.stored = stored
-                    return .commit
+                    return snapshot
                 }
-                return snapshot
             }
         } catch {
             return StorageError(error, path: location)

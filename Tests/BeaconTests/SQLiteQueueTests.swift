@@ -79,6 +79,36 @@ struct SQLiteQueueTests {
         #expect(reopened.makeBatchID() == record.id + 1)
     }
 
+    @Test func aSettleThatFailsPartWayChangesNothingAndTheNextOneLands() async throws {
+        let queue = try SQLiteEventQueue(path: path)
+        for index in 0..<5 { _ = queue.append(event(index)) }
+        await queue.waitForPendingWrites()
+        let head = try await queue.peek(limit: 5, maxBytes: .max)
+        // The history row is written after the events are deleted, in the same transaction.
+        try await queue.executeOnWriter("""
+            CREATE TRIGGER fail_history BEFORE INSERT ON batches
+            BEGIN SELECT RAISE(ABORT, 'injected failure'); END
+            """)
+        func settlement() -> BatchSettlement {
+            BatchSettlement(
+                record: BatchRecord(
+                    id: queue.makeBatchID(), destination: "default", startedAt: .now(), duration: .milliseconds(1), events: 5,
+                    bytes: 1, attempt: 1, status: 200, outcome: .sent, error: nil),
+                delivered: head.map(\.sequence))
+        }
+        await #expect(throws: StorageError.self) { try await queue.settle(settlement()) }
+        #expect(queue.depth.events == 5)
+        #expect(queue.depth.totals.delivered == 0)
+        #expect(try await queue.peek(limit: 10, maxBytes: .max).map(\.sequence) == head.map(\.sequence))
+        try await queue.executeOnWriter("DROP TRIGGER fail_history")
+        try await queue.settle(settlement())
+        #expect(queue.depth.events == 0)
+        #expect(queue.depth.totals.delivered == 5)
+        let reopened = try SQLiteEventQueue(path: path)
+        #expect(reopened.depth.events == 0)
+        #expect(reopened.depth.totals.delivered == 5)
+    }
+
     @Test func overflowDropsTheOldestAndCountsThem() async throws {
         var configuration = SQLiteEventQueue.Configuration()
         configuration.maxQueuedEvents = 100
