@@ -1,11 +1,14 @@
 import BeaconWire
 import DequeModule
+import Synchronization
 
 /// Watches the engine: receives every step as an ``EngineEvent``, keeps aggregates and
 /// ring buffers, and publishes immutable ``EngineSnapshot``s.
 ///
-/// Reporting never waits: ``report(_:)`` is `nonisolated` and only yields into a stream
-/// that ``run()`` consumes. Subscribers get snapshots through
+/// Reporting never waits: ``report(_:)`` is `nonisolated` and only appends to an inbox
+/// that ``run()`` empties. Reports that arrive together are applied together and
+/// published as one snapshot, so a busy engine does not wake subscribers once per step.
+/// Subscribers get snapshots through
 /// `AsyncStream(bufferingPolicy: .bufferingNewest(1))`, so a slow reader sees the latest
 /// picture and never slows the engine.
 ///
@@ -22,8 +25,11 @@ public actor TrackingObserver {
     /// Ticks the rates are averaged over. Default 5.
     public let rateWindow: Int
 
-    private let reports: AsyncStream<EngineEvent>
-    private let reportsContinuation: AsyncStream<EngineEvent>.Continuation
+    /// Reports not yet applied, in order.
+    private let inbox = Mutex<[EngineEvent]>([])
+    /// Raised when the inbox goes from empty to not empty.
+    private let wakes: AsyncStream<Void>
+    private let wakeContinuation: AsyncStream<Void>.Continuation
     private let tickInterval: Duration
     private let sleep: @Sendable (Duration) async throws -> Void
     private var subscribers: [Int: AsyncStream<EngineSnapshot>.Continuation] = [:]
@@ -48,7 +54,7 @@ public actor TrackingObserver {
         historyLimit: Int = 200, depthSamples: Int = 120, rateWindow: Int = 5, tickInterval: Duration = .seconds(1),
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
-        (reports, reportsContinuation) = AsyncStream.makeStream(of: EngineEvent.self)
+        (wakes, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.historyLimit = historyLimit
         self.depthSamples = depthSamples
         self.rateWindow = rateWindow
@@ -64,7 +70,11 @@ public actor TrackingObserver {
 
     /// Hands a step to the observer without waiting.
     public nonisolated func report(_ event: EngineEvent) {
-        reportsContinuation.yield(event)
+        let wasEmpty = inbox.withLock { inbox in
+            inbox.append(event)
+            return inbox.count == 1
+        }
+        if wasEmpty { wakeContinuation.yield() }
     }
 
     /// The latest snapshot.
@@ -88,8 +98,8 @@ public actor TrackingObserver {
     public func run() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await event in self.reports {
-                    await self.apply(event)
+                for await _ in self.wakes {
+                    await self.applyInbox()
                 }
             }
             group.addTask {
@@ -105,13 +115,30 @@ public actor TrackingObserver {
             await group.next()
             group.cancelAll()
         }
-        reportsContinuation.finish()
+        wakeContinuation.finish()
         for subscriber in subscribers.values { subscriber.finish() }
         subscribers.removeAll()
     }
 
-    /// Applies one step at once (what ``run()`` does for each report).
+    /// Applies the reports waiting in the inbox, then publishes one snapshot.
+    private func applyInbox() {
+        let events = inbox.withLock { inbox in
+            defer { inbox.removeAll(keepingCapacity: true) }
+            return inbox
+        }
+        guard !events.isEmpty else { return }
+        for event in events { update(with: event) }
+        publish()
+    }
+
+    /// Applies one step at once and publishes the result (what ``run()`` does for the
+    /// reports it finds waiting).
     public func apply(_ event: EngineEvent) {
+        update(with: event)
+        publish()
+    }
+
+    private func update(with event: EngineEvent) {
         switch event {
         case .queue(let queueEvent):
             apply(queueEvent)
@@ -151,7 +178,6 @@ public actor TrackingObserver {
         case .remoteConfig(let summary):
             current.remoteConfig = summary
         }
-        publish()
     }
 
     /// Takes a depth sample and updates the rates (what ``run()`` does every tick).
