@@ -15,7 +15,15 @@ public final class RecordingSender: EventSender {
     private struct State {
         var batches: [OutgoingBatch] = []
         var script: Script
-        var watchers: [(count: Int, continuation: CheckedContinuation<[OutgoingBatch], Never>)] = []
+        var watchers: [Watcher] = []
+        var nextWatcher = 0
+    }
+
+    /// A caller of ``waitForSends(_:)`` waiting for `count` sends.
+    private struct Watcher {
+        var id: Int
+        var count: Int
+        var continuation: CheckedContinuation<[OutgoingBatch], Never>
     }
 
     private let state: Mutex<State>
@@ -58,15 +66,30 @@ public final class RecordingSender: EventSender {
         return result
     }
 
-    /// Returns the batches once at least `count` sends have happened.
+    /// Returns the batches once at least `count` sends have happened, or the batches sent
+    /// so far when the waiting task is cancelled first (by a test's time limit, say): a
+    /// send that never comes then fails the test's expectations instead of hanging it.
     public func waitForSends(_ count: Int) async -> [OutgoingBatch] {
-        await withCheckedContinuation { continuation in
-            let batches = state.withLock { state -> [OutgoingBatch]? in
-                if state.batches.count >= count { return state.batches }
-                state.watchers.append((count, continuation))
-                return nil
+        let id = state.withLock { state in
+            defer { state.nextWatcher += 1 }
+            return state.nextWatcher
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let batches = state.withLock { state -> [OutgoingBatch]? in
+                    // Checked under the lock: a cancellation after this finds the watcher.
+                    if state.batches.count >= count || Task.isCancelled { return state.batches }
+                    state.watchers.append(Watcher(id: id, count: count, continuation: continuation))
+                    return nil
+                }
+                if let batches { continuation.resume(returning: batches) }
             }
-            if let batches { continuation.resume(returning: batches) }
+        } onCancel: {
+            let waiting = state.withLock { state -> (CheckedContinuation<[OutgoingBatch], Never>, [OutgoingBatch])? in
+                guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+                return (state.watchers.remove(at: index).continuation, state.batches)
+            }
+            if let (continuation, batches) = waiting { continuation.resume(returning: batches) }
         }
     }
 }
