@@ -6,6 +6,10 @@
 ///   empty, whichever is later; never when the queue is empty.
 /// - `.manual`: only after ``requestFlush()``.
 /// - `.any(policies)`: as soon as any of them would; waits for the earliest deadline.
+///
+/// A request is served by the drain that the next evaluation starts; one made while a
+/// drain is under way starts another after it, so events committed after that drain's
+/// last read are not left behind.
 public struct FlushScheduler<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     /// The policy in force.
     public private(set) var policy: FlushPolicy
@@ -31,12 +35,13 @@ public struct FlushScheduler<Instant: InstantProtocol>: Sendable where Instant.D
     }
 
     /// Records that a drain finished at `now` (the queue is empty or sending stopped).
+    /// A request made during the drain still stands.
     public mutating func didFlush(now: Instant) {
         anchor = now
-        manualRequest = false
     }
 
-    /// What to do now, with `depth` events queued.
+    /// What to do now, with `depth` events queued. Answering `.flush(.manual)` serves the
+    /// request: the caller starts a drain.
     public mutating func evaluate(depth: Int, now: Instant) -> FlushDecision<Instant> {
         if depth == 0 {
             wasEmpty = true
@@ -46,7 +51,10 @@ public struct FlushScheduler<Instant: InstantProtocol>: Sendable where Instant.D
             // after an hour of silence still waits a full interval for company.
             anchor = max(anchor, now)
         }
-        if manualRequest { return .flush(.manual) }
+        if manualRequest {
+            manualRequest = false
+            return .flush(.manual)
+        }
         return FlushScheduler.decide(policy, depth: depth, now: now, anchor: anchor)
     }
 

@@ -39,9 +39,22 @@ struct FlushSchedulerTests {
         #expect(scheduler.evaluate(depth: 1_000_000, now: at(1e6)) == .idle)
         scheduler.requestFlush()
         #expect(scheduler.evaluate(depth: 0, now: at(1e6)) == .flush(.manual))
-        #expect(scheduler.evaluate(depth: 5, now: at(1e6)) == .flush(.manual))
+        // That evaluation started the drain that serves the request.
+        #expect(scheduler.evaluate(depth: 5, now: at(1e6)) == .idle)
         scheduler.didFlush(now: at(1e6))
         #expect(scheduler.evaluate(depth: 5, now: at(1e6)) == .idle)
+    }
+
+    @Test func aRequestDuringADrainStartsAnotherAfterIt() {
+        var scheduler = FlushScheduler(policy: .manual, now: t0)
+        scheduler.requestFlush()
+        #expect(scheduler.evaluate(depth: 10, now: at(1)) == .flush(.manual))
+        // Pressed again while that drain runs: events may have come after its last read.
+        scheduler.requestFlush()
+        scheduler.didFlush(now: at(2))
+        #expect(scheduler.evaluate(depth: 3, now: at(2)) == .flush(.manual))
+        scheduler.didFlush(now: at(3))
+        #expect(scheduler.evaluate(depth: 3, now: at(3)) == .idle)
     }
 
     @Test func requestOverridesAnyPolicy() {
