@@ -31,7 +31,9 @@ public struct Destination: Sendable {
 /// - Once triggered, drains: batch after batch, at once, until the destination has
 ///   everything or a send fails. At most one batch is in flight; while it is, the next
 ///   batch is read from the store and the previous one settled, so the store's work
-///   overlaps the network's.
+///   overlaps the network's. After a delivery the next batch is read after the last one
+///   sent, even when its settle has not landed (it may wait behind a group commit); after
+///   a failure, or a settle that failed, it is read from the head once the settles landed.
 /// - Settles each batch in one transaction as ``DeliveryPlanner`` decides: delivered
 ///   events are done for this destination, refused ones go to the dead-letter table, the
 ///   rest wait for a backoff.
@@ -69,6 +71,13 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     private var readAhead: NextBatch?
     /// The settle of the last delivered batch, running while the next one is sent.
     private var settling: Task<Void, Never>?
+    /// Where the next batch starts when none was read ahead: after the last batch sent and
+    /// done with (delivered, or all filtered out or dead-lettered), whose settle may still
+    /// be under way. `nil`: from the queue's head, once the settles under way have landed.
+    private var resumeAfter: Int64?
+    /// Set when a settle fails: its events are still queued, so the next read that is not
+    /// a read-ahead starts from the head and sends them again (the collector dedups).
+    private var settleFailed = false
 
     public init(
         queue: any EventQueue, destination: Destination, settings: SettingsStore, retryPolicy: RetryPolicy = RetryPolicy(),
@@ -217,14 +226,19 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         if let ahead = readAhead {
             next = ahead
         } else {
-            // From the head: the settle under way must land first, or its events come again.
-            await finishSettling()
+            let after = settleFailed ? nil : resumeAfter
+            if after == nil {
+                // From the head: the settles under way must land first, or their events come again.
+                await finishSettling()
+                settleFailed = false
+            }
             let events: [QueuedEvent]
             do {
-                events = try await queue.peek(for: destination.name, after: nil, limit: limit, maxBytes: settings.maxBatchBytes)
+                events = try await queue.peek(for: destination.name, after: after, limit: limit, maxBytes: settings.maxBatchBytes)
             } catch {
                 logger.error("cannot read the queue", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
                 observer?.report(.problem("cannot read the queue: \(error)"))
+                resumeAfter = nil
                 failures += 1
                 backoffUntil = clock.now.advanced(by: retryPolicy.delay(afterFailures: failures, retryAfter: nil, random: random()))
                 armTimer(backoffUntil!)
@@ -247,7 +261,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         guard !outgoing.isEmpty else {
             record.outcome = .filtered
             record.error = "all \(events.count) events filtered out by the destination's enrichment"
-            schedule(BatchSettlement(record: record, filtered: filtered, through: last), readAheadKept: true)
+            resumeAfter = last
+            schedule(BatchSettlement(record: record, filtered: filtered, through: last), continuing: true)
             return true
         }
 
@@ -263,6 +278,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         let decision = DeliveryPlanner.decide(result, batch: batch, failures: failures, retryPolicy: retryPolicy, random: random())
 
         var settlement = BatchSettlement(record: record, filtered: filtered, through: last)
+        resumeAfter = nil
         switch decision {
         case .delivered:
             settlement.delivered = outgoing.map(\.sequence)
@@ -273,6 +289,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
                 splitLimit = grown >= settings.batchSize ? nil : grown
             }
             readAhead = ahead
+            resumeAfter = last
         case .retry(let delay, let reason):
             record.outcome = .retry
             record.error = reason
@@ -291,7 +308,10 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             settlement.deadLetters = rejected.map {
                 DeadLetter(event: $0.event, reason: $0.reason, destination: destination.name, status: result.status, failedAt: now)
             }
-            if rejected.count == outgoing.count { readAhead = ahead }
+            if rejected.count == outgoing.count {
+                readAhead = ahead
+                resumeAfter = last
+            }
             logger.error("events refused for good; dead-lettered", metadata: [
                 "batch_id": "\(batch.id)", "destination": "\(destination.name)", "events": "\(rejected.count)",
                 "reason": "\(rejected[0].reason)",
@@ -310,8 +330,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             ])
         }
         settlement.record = record
-        let kept = readAhead != nil
-        schedule(settlement, readAheadKept: kept)
+        // Going on after this batch keeps the leases; reading from the head again releases them.
+        let kept = resumeAfter != nil
+        schedule(settlement, continuing: kept)
         if !kept { await finishSettling() }
         reportDestination()
         if let until = backoffUntil { armTimer(until) }
@@ -372,21 +393,23 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         }
     }
 
-    /// Settles a batch after the settle before it. When the batch read ahead is dropped,
-    /// its lease is released once this settle is done.
-    private func schedule(_ settlement: BatchSettlement, readAheadKept: Bool) {
+    /// Settles a batch after the settle before it. When the drain does not go on after
+    /// this batch (it will read from the head), the leases are released once this settle
+    /// is done.
+    private func schedule(_ settlement: BatchSettlement, continuing: Bool) {
         let previous = settling
         settling = Task {
             await previous?.value
-            await self.settle(settlement, releasingLeases: !readAheadKept)
+            await self.settle(settlement, releasingLeases: !continuing)
         }
     }
 
-    /// Forgets the batch read ahead (its `sentAt` would go stale while sending waits):
-    /// it is read again from the head.
+    /// Forgets the batch read ahead (its `sentAt` would go stale while sending waits) and
+    /// where the drain was: the next batch is read from the head.
     private func dropReadAhead() async {
-        guard readAhead != nil else { return }
+        guard readAhead != nil || resumeAfter != nil else { return }
         readAhead = nil
+        resumeAfter = nil
         await finishSettling()
         queue.releaseLeases(for: destination.name)
     }
@@ -404,7 +427,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             try await queue.settle(settlement)
         } catch {
             // The send happened but its result is not stored: the events stay queued and
-            // go again; the collector's dedup by messageId makes that harmless.
+            // go again from the head; the collector's dedup by messageId makes that harmless.
+            settleFailed = true
             logger.error("cannot settle batch", metadata: ["batch_id": "\(settlement.record.id)", "error": "\(error)"])
             observer?.report(.problem("cannot settle batch \(settlement.record.id): \(error)"))
         }

@@ -1,0 +1,183 @@
+import Beacon
+import BeaconTesting
+import Synchronization
+import Testing
+
+/// A queue whose settles can be held back or made to fail: a store busy with a long group
+/// commit, or one that cannot write.
+final class HeldSettleQueue: EventQueue {
+    private struct State {
+        var holding = false
+        var held: [CheckedContinuation<Void, Never>] = []
+        var failures = 0
+        var settlesStarted = 0
+        var peeks = 0
+        var afterPeek: (number: Int, body: @Sendable () async -> Void)?
+    }
+
+    let inner = InMemoryEventQueue()
+    private let state = Mutex(State())
+
+    /// Holds every settle from now on until ``release()``.
+    func hold() { state.withLock { $0.holding = true } }
+
+    /// Lets held and future settles through.
+    func release() {
+        let waiting = state.withLock { state in
+            state.holding = false
+            defer { state.held.removeAll() }
+            return state.held
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// Runs `body` in the `number`-th read (1 for the first), after it has read the store
+    /// and before it returns.
+    func afterPeek(_ number: Int, _ body: @escaping @Sendable () async -> Void) {
+        state.withLock { $0.afterPeek = (number, body) }
+    }
+
+    /// Makes the next `count` settles fail without storing anything.
+    func failSettles(_ count: Int) { state.withLock { $0.failures = count } }
+
+    var settlesStarted: Int { state.withLock { $0.settlesStarted } }
+
+    var location: String { inner.location }
+    var depth: QueueDepth { inner.depth }
+    func append(_ event: PendingEvent) -> CommitTicket { inner.append(event) }
+    func waitForCommit(_ ticket: CommitTicket) async throws(TrackingError) { try await inner.waitForCommit(ticket) }
+    func waitForPendingWrites() async { await inner.waitForPendingWrites() }
+    func makeBatchID() -> Int64 { inner.makeBatchID() }
+    func deadLetters(limit: Int) async throws(StorageError) -> [DeadLetter] { try await inner.deadLetters(limit: limit) }
+    func addListener(_ listener: @escaping @Sendable (QueueEvent) -> Void) { inner.addListener(listener) }
+    func register(destination: String) async throws(StorageError) { try await inner.register(destination: destination) }
+    func unregister(destination: String) async throws(StorageError) { try await inner.unregister(destination: destination) }
+    func releaseLeases(for destination: String) { inner.releaseLeases(for: destination) }
+    func peek(for destination: String, after: Int64?, limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent] {
+        let events = try await inner.peek(for: destination, after: after, limit: limit, maxBytes: maxBytes)
+        let hook = state.withLock { state -> (@Sendable () async -> Void)? in
+            state.peeks += 1
+            guard let hook = state.afterPeek, hook.number == state.peeks else { return nil }
+            state.afterPeek = nil
+            return hook.body
+        }
+        await hook?()
+        return events
+    }
+
+    func settle(_ settlement: BatchSettlement) async throws(StorageError) {
+        await withCheckedContinuation { continuation in
+            let hold = state.withLock { state in
+                state.settlesStarted += 1
+                if state.holding { state.held.append(continuation) }
+                return state.holding
+            }
+            if !hold { continuation.resume() }
+        }
+        let fail = state.withLock { state in
+            defer { state.failures = max(0, state.failures - 1) }
+            return state.failures > 0
+        }
+        if fail { throw StorageError(kind: .ioError, message: "injected settle failure") }
+        try await inner.settle(settlement)
+    }
+}
+
+/// How the batcher goes on after a batch: after it, without waiting for its settle, when
+/// it was delivered; from the head when its settle failed; and again when a flush was
+/// asked for while a drain was ending.
+@Suite("Drain continuation", .timeLimit(.minutes(1)))
+struct DrainContinuationTests {
+    let clock = ManualClock()
+
+    func makeEngine(queue: HeldSettleQueue, sender: RecordingSender) -> BeaconEngine<ManualClock> {
+        BeaconEngine(
+            queue: queue, destination: Destination(sender: sender), settings: EngineSettings(policy: .manual, batchSize: 10),
+            clock: clock, random: { 0 }, observerSleep: { _ in try await Task.sleep(for: .seconds(3600)) })
+    }
+
+    /// Tracks the events, waits for their commit, then flushes.
+    func trackAndFlush(_ engine: BeaconEngine<ManualClock>, _ range: Range<Int>) async throws {
+        try await track(engine, range)
+        await engine.flush()
+    }
+
+    /// Tracks the events and waits for their commit.
+    func track(_ engine: BeaconEngine<ManualClock>, _ range: Range<Int>) async throws {
+        for index in range { try engine.tracker.track("event \(index)", properties: ["index": .int(index)]) }
+        await engine.queue.waitForPendingWrites()
+    }
+
+    /// `track`, for a hook that cannot throw.
+    func trackInHook(_ engine: BeaconEngine<ManualClock>, _ range: Range<Int>) async {
+        do { try await track(engine, range) } catch { Issue.record(error) }
+    }
+
+    @Test func theNextBatchGoesOutWhileTheLastOnesSettleIsHeld() async throws {
+        let queue = HeldSettleQueue()
+        let sender = RecordingSender()
+        let engine = makeEngine(queue: queue, sender: sender)
+        // Read 1 is the first batch; read 2, the read-ahead during its send, finds nothing.
+        // Events 11...20 are committed just after it: the second batch was not read ahead,
+        // and the first one's settle is held.
+        queue.afterPeek(2) { await trackInHook(engine, 10..<20) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await engine.run() }
+            queue.hold()
+            try await trackAndFlush(engine, 0..<10)
+            let batches = await sender.waitForSends(2)
+            #expect(queue.depth.events == 20, "neither settle has landed")
+            #expect(batches.map { $0.events.map(\.sequence) } == [Array(1...10), Array(11...20)])
+            queue.release()
+            _ = await engine.observer.firstSnapshot { $0.totals.delivered == 20 }
+            #expect(queue.depth.events == 0)
+            #expect(sender.batches.count == 2, "nothing was sent twice")
+            group.cancelAll()
+        }
+    }
+
+    @Test func afterAFailedSettleTheNextBatchStartsFromTheHead() async throws {
+        let queue = HeldSettleQueue()
+        let sender = RecordingSender()
+        let engine = makeEngine(queue: queue, sender: sender)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await engine.run() }
+            queue.failSettles(1)
+            try await trackAndFlush(engine, 0..<10)
+            _ = await sender.waitForSends(1)
+            #expect(await engine.observer.firstSnapshot { $0.lastError?.contains("cannot settle") == true } != nil)
+            try await trackAndFlush(engine, 10..<20)
+            _ = await engine.observer.firstSnapshot { $0.totals.delivered == 20 }
+            // The first ten went again (the collector dedups them), and the next ten once.
+            let sent = sender.batches.map { $0.events.map(\.sequence) }
+            #expect(sent.first == Array(1...10))
+            #expect(sent.joined().sorted() == (Array(1...10) + Array(1...20)).sorted())
+            #expect(queue.depth.events == 0)
+            group.cancelAll()
+        }
+    }
+
+    @Test func aFlushAskedForWhileADrainEndsDrainsAgain() async throws {
+        let queue = HeldSettleQueue()
+        let sender = RecordingSender()
+        let engine = makeEngine(queue: queue, sender: sender)
+        // Read 3 is the drain's last (after the first batch, nothing yet). While it returns,
+        // events 11...20 are committed and a flush is asked for; then the held settle lands
+        // and the drain ends.
+        queue.afterPeek(3) {
+            await trackInHook(engine, 10..<20)
+            await engine.flush()
+            queue.release()
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await engine.run() }
+            queue.hold()
+            try await trackAndFlush(engine, 0..<10)
+            let batches = await sender.waitForSends(2)
+            #expect(batches.map { $0.events.map(\.sequence) } == [Array(1...10), Array(11...20)])
+            _ = await engine.observer.firstSnapshot { $0.totals.delivered == 20 }
+            #expect(queue.depth.events == 0)
+            group.cancelAll()
+        }
+    }
+}
