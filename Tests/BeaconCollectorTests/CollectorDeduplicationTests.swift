@@ -68,60 +68,46 @@ struct CollectorDeduplicationTests {
 
     @Test("A file database keeps events across collector restarts and still deduplicates")
     func fileDatabaseSurvivesRestart() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-collector-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer {
-            do {
-                try FileManager.default.removeItem(at: directory)
-            } catch {
-                Issue.record("could not remove \(directory.path): \(error)")
-            }
-        }
-        let configuration = CollectorConfiguration(databasePath: directory.appendingPathComponent("collector.sqlite").path)
-        let body = batchBody((0..<5).map { trackJSON(messageId: "f-\($0)") })
-        for round in 0..<2 {
-            try await withCollector(configuration) { collector, port in
-                let answer = try await withClient(port: port) { client in
-                    try await call(client, .post, "/v1/batch", body: body)
+        try await withTemporaryDirectory { directory in
+            let configuration = CollectorConfiguration(databasePath: directory.appendingPathComponent("collector.sqlite").path)
+            let body = batchBody((0..<5).map { trackJSON(messageId: "f-\($0)") })
+            for round in 0..<2 {
+                try await withCollector(configuration) { collector, port in
+                    let answer = try await withClient(port: port) { client in
+                        try await call(client, .post, "/v1/batch", body: body)
+                    }
+                    #expect(answer.json["stored"] as? Int == (round == 0 ? 5 : 0))
+                    #expect(try await collector.storedCount() == 5)
                 }
-                #expect(answer.json["stored"] as? Int == (round == 0 ? 5 : 0))
-                #expect(try await collector.storedCount() == 5)
             }
         }
     }
 
     @Test("A store failure in the middle of a batch stores none of it, and the next batch is stored")
     func failedInsertRollsBackTheWholeBatch() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-collector-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer {
-            do {
-                try FileManager.default.removeItem(at: directory)
-            } catch {
-                Issue.record("could not remove \(directory.path): \(error)")
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("collector.sqlite").path
+            try await withCollector(CollectorConfiguration(databasePath: path)) { collector, port in
+                // The 70th event fails in the second INSERT statement of its transaction, after
+                // the first one stored 64 rows: only a rollback keeps those out.
+                let other = try DatabaseQueue(path: path)
+                try await other.write { db in
+                    try db.execute(sql: """
+                        CREATE TRIGGER fail_insert BEFORE INSERT ON collector_events WHEN NEW.message_id = 'r-69'
+                        BEGIN SELECT RAISE(ABORT, 'injected failure'); END
+                        """)
+                }
+                try await withClient(port: port) { client in
+                    let failed = try await call(client, .post, "/v1/batch", body: batchBody((0..<70).map { trackJSON(messageId: "r-\($0)") }))
+                    #expect(failed.status == 500)
+                    #expect(failed.errorCode == "storage_failed")
+                    #expect(try await collector.storedCount() == 0)
+                    let next = try await call(client, .post, "/v1/batch", body: batchBody((0..<69).map { trackJSON(messageId: "r-\($0)") }))
+                    #expect(next.status == 200, "\(next.text)")
+                    #expect(next.json["stored"] as? Int == 69)
+                }
+                #expect(try await collector.storedCount() == 69)
             }
-        }
-        let path = directory.appendingPathComponent("collector.sqlite").path
-        try await withCollector(CollectorConfiguration(databasePath: path)) { collector, port in
-            // The 70th event fails in the second INSERT statement of its transaction, after
-            // the first one stored 64 rows: only a rollback keeps those out.
-            let other = try DatabaseQueue(path: path)
-            try await other.write { db in
-                try db.execute(sql: """
-                    CREATE TRIGGER fail_insert BEFORE INSERT ON collector_events WHEN NEW.message_id = 'r-69'
-                    BEGIN SELECT RAISE(ABORT, 'injected failure'); END
-                    """)
-            }
-            try await withClient(port: port) { client in
-                let failed = try await call(client, .post, "/v1/batch", body: batchBody((0..<70).map { trackJSON(messageId: "r-\($0)") }))
-                #expect(failed.status == 500)
-                #expect(failed.errorCode == "storage_failed")
-                #expect(try await collector.storedCount() == 0)
-                let next = try await call(client, .post, "/v1/batch", body: batchBody((0..<69).map { trackJSON(messageId: "r-\($0)") }))
-                #expect(next.status == 200, "\(next.text)")
-                #expect(next.json["stored"] as? Int == 69)
-            }
-            #expect(try await collector.storedCount() == 69)
         }
     }
 }

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import Testing
 
 /// Runs a collector on 127.0.0.1 and a free port for the duration of `body`, then stops it.
 func withCollector<Value: Sendable>(
@@ -124,4 +125,18 @@ func trackJSON(
 /// A batch body around events given as JSON text.
 func batchBody(_ events: [String], extra: String = "") -> [UInt8] {
     bytes(#"{"batch":[\#(events.joined(separator: ","))]\#(extra)}"#)
+}
+
+/// Runs `body` with a new empty directory, removed afterwards.
+func withTemporaryDirectory<Value>(_ body: (URL) async throws -> Value) async throws -> Value {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-collector-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer {
+        do {
+            try FileManager.default.removeItem(at: directory)
+        } catch {
+            Issue.record("could not remove \(directory.path): \(error)")
+        }
+    }
+    return try await body(directory)
 }
