@@ -77,9 +77,15 @@ struct FlushCommand: AsyncParsableCommand {
         }
         switch outcome {
         case .done(let snapshot):
-            Output.line("flushed \(initial) events to \(sender.endpointDescription) in \(snapshot.totals.batchesSent) batches; queue empty")
+            let batches = snapshot.totals.batchesSent
+            Output.line(
+                "flushed \(initial) event\(initial == 1 ? "" : "s") to \(sender.endpointDescription) "
+                    + "in \(batches) batch\(batches == 1 ? "" : "es"); queue empty")
         case .gaveUp(let reason):
-            throw CLIError.runtime("flush gave up: \(reason); \(queue.depth.events) events stay queued in \(db)")
+            let left = queue.depth.events
+            // A collector's message may end its own sentence; this line goes on after it.
+            let cause = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+            throw CLIError.runtime("flush gave up: \(cause); \(left) event\(left == 1 ? " stays" : "s stay") queued in \(db)")
         }
     }
 

@@ -39,6 +39,26 @@ struct CLITests {
         #expect(batches.allSatisfy { $0["outcome"] as? String == "sent" })
     }
 
+    @Test func flushRefusedByTheCollectorExitsOneAndKeepsTheEvent() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        let db = "\(directory)/q.sqlite"
+        let collector = try RunningCollector(arguments: ["--db", "\(directory)/c.sqlite", "--write-key", "right"], directory: directory)
+        defer { collector.stop() }
+        let endpoint = try await collector.address()
+        let track = try await BeaconProcess.run(["track", "--db", db])
+        #expect(track.status == 0, "\(track.stderr)")
+
+        let refused = try await BeaconProcess.run(["flush", "--db", db, "--endpoint", endpoint, "--write-key", "wrong"])
+        #expect(refused.status == 1)
+        let reason = refused.stderr.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(reason.hasPrefix("beacon: flush gave up: HTTP 401 Unauthorized: "), "\(refused.stderr)")
+        #expect(reason.hasSuffix("source; 1 event stays queued in \(db)"), "\(refused.stderr)")
+
+        let accepted = try await BeaconProcess.run(["flush", "--db", db, "--endpoint", endpoint, "--write-key", "right"])
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        #expect(accepted.stdout == "flushed 1 event to \(endpoint) in 1 batch; queue empty\n")
+    }
+
     @Test func stdinAcceptsGoodLinesAndReportsBadOnes() async throws {
         let directory = try BeaconProcess.temporaryDirectory()
         let db = "\(directory)/q.sqlite"
