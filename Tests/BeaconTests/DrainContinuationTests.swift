@@ -10,7 +10,6 @@ final class HeldSettleQueue: EventQueue {
         var holding = false
         var held: [CheckedContinuation<Void, Never>] = []
         var failures = 0
-        var settlesStarted = 0
         var peeks = 0
         var afterPeek: (number: Int, body: @Sendable () async -> Void)?
     }
@@ -40,8 +39,6 @@ final class HeldSettleQueue: EventQueue {
     /// Makes the next `count` settles fail without storing anything.
     func failSettles(_ count: Int) { state.withLock { $0.failures = count } }
 
-    var settlesStarted: Int { state.withLock { $0.settlesStarted } }
-
     var location: String { inner.location }
     var depth: QueueDepth { inner.depth }
     func append(_ event: PendingEvent) -> CommitTicket { inner.append(event) }
@@ -68,7 +65,6 @@ final class HeldSettleQueue: EventQueue {
     func settle(_ settlement: BatchSettlement) async throws(StorageError) {
         await withCheckedContinuation { continuation in
             let hold = state.withLock { state in
-                state.settlesStarted += 1
                 if state.holding { state.held.append(continuation) }
                 return state.holding
             }
