@@ -1,0 +1,511 @@
+import BeaconWire
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Cuts the queue into batches for one destination and sends them: an actor run as a
+/// service. An engine runs one per destination, each at its own pace.
+///
+/// - Evaluates the flush policy on every commit and on its clock (``FlushScheduler``).
+/// - Once triggered, drains: batch after batch, at once, until the destination has
+///   everything or a send fails. At most one batch is in flight; while it is, the next
+///   batch is read from the store and the previous one settled, so the store's work
+///   overlaps the network's. After a delivery the next batch is read after the last one
+///   sent, even when its settle has not landed (it may wait behind a group commit); after
+///   a failure, or a settle that failed, it is read from the head once the settles landed.
+/// - Settles each batch in one transaction as ``DeliveryPlanner`` decides: delivered
+///   events are done for this destination, refused ones go to the dead-letter table, the
+///   rest wait for a backoff.
+/// - On graceful shutdown, a final drain bounded by ``finalFlushTimeout``.
+public actor Batcher<C: Clock>: Service where C.Duration == Duration {
+    /// How long the final drain on shutdown may take. Default 5 s.
+    public let finalFlushTimeout: Duration
+
+    private let queue: any EventQueue
+    private let destination: Destination
+    private let settings: SettingsStore
+    private let retryPolicy: RetryPolicy
+    private let clock: C
+    private let observer: TrackingObserver?
+    private let logger: Logger
+    private let random: @Sendable () -> Double
+
+    private let wakes: AsyncStream<Void>
+    private let wakeContinuation: AsyncStream<Void>.Continuation
+    private var scheduler: FlushScheduler<C.Instant>
+    private var timer: Task<Void, Never>?
+    private var timerDeadline: C.Instant?
+    private var draining = false
+    private var failures = 0
+    private var backoffUntil: C.Instant?
+    private var pausedReason: String?
+    private var splitLimit: Int?
+    private var wasOffline: Bool
+    /// Set by every switch to offline, even one undone before the loop looked: coming
+    /// back online always drains the backlog.
+    private let wentOffline = Flag()
+    private var shuttingDown = false
+    private var lastError: String?
+    /// The batch after the one in flight, read and prepared while it was sent.
+    private var readAhead: NextBatch?
+    /// The settle of the last delivered batch, running while the next one is sent.
+    private var settling: Task<Void, Never>?
+    /// Where the next batch starts when none was read ahead: after the last batch sent and
+    /// done with (delivered, or all filtered out or dead-lettered), whose settle may still
+    /// be under way. `nil`: from the queue's head, once the settles under way have landed.
+    private var resumeAfter: Int64?
+    /// Set when a settle fails: its events are still queued, so the next read that is not
+    /// a read-ahead starts from the head and sends them again (the collector dedups).
+    private var settleFailed = false
+
+    public init(
+        queue: any EventQueue, destination: Destination, settings: SettingsStore, retryPolicy: RetryPolicy = RetryPolicy(),
+        clock: C, observer: TrackingObserver? = nil, finalFlushTimeout: Duration = .seconds(5),
+        logger: Logger = Logger(label: "beacon.batcher"),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.queue = queue
+        self.destination = destination
+        self.settings = settings
+        self.retryPolicy = retryPolicy
+        self.clock = clock
+        self.observer = observer
+        self.finalFlushTimeout = finalFlushTimeout
+        self.logger = logger
+        self.random = random
+        let current = settings.current
+        self.scheduler = FlushScheduler(policy: current.policy, now: clock.now)
+        self.wasOffline = current.isOffline
+        (wakes, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let wake = wakeContinuation
+        queue.addListener { event in
+            if case .committed = event { wake.yield() }
+        }
+        let wentOffline = self.wentOffline
+        settings.onChange { settings in
+            if settings.isOffline { wentOffline.raise() }
+            wake.yield()
+        }
+    }
+
+    // MARK: Commands
+
+    /// Drains the queue now, whatever the policy (unless offline or paused).
+    public func flush() {
+        scheduler.requestFlush()
+        wakeContinuation.yield()
+    }
+
+    /// Resumes a destination paused by refused credentials, and retries at once.
+    public func resume() {
+        pausedReason = nil
+        backoffUntil = nil
+        reportDestination()
+        wakeContinuation.yield()
+    }
+
+    /// Asks the run loop to look again (after outside changes).
+    public nonisolated func wake() {
+        wakeContinuation.yield()
+    }
+
+    // MARK: Service
+
+    public func run() async throws {
+        do {
+            try await queue.register(destination: destination.name)
+        } catch {
+            // Reading registers it too; the first read will report a failing store.
+            logger.warning("cannot register the destination yet", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
+        }
+        reportDestination()
+        await withGracefulShutdownHandler {
+            for await _ in wakes {
+                if shuttingDown || Task.isCancelled { break }
+                await process()
+            }
+        } onGracefulShutdown: {
+            Task { await self.beginShutdown() }
+        }
+        timer?.cancel()
+        await finalFlush()
+    }
+
+    /// Stops the run loop after a final drain (what graceful shutdown does).
+    public func beginShutdown() {
+        shuttingDown = true
+        wakeContinuation.finish()
+    }
+
+    // MARK: Loop
+
+    private func process() async {
+        while !Task.isCancelled {
+            let current = settings.current
+            let now = clock.now
+            if let deadline = timerDeadline, deadline <= now {
+                // The timer fired (or is about to): a new deadline, even an equal one, needs a new timer.
+                timer = nil
+                timerDeadline = nil
+            }
+            if current.policy != scheduler.policy { scheduler.setPolicy(current.policy, now: now) }
+            if current.isOffline {
+                if !wasOffline { wasOffline = true; reportDestination() }
+                cancelTimer()
+                await dropReadAhead()
+                return
+            }
+            if wentOffline.lower() { wasOffline = true }
+            if wasOffline {
+                // Back online: drain the backlog whatever the policy.
+                wasOffline = false
+                draining = true
+                reportDestination()
+            }
+            if pausedReason != nil { return }
+            if let until = backoffUntil {
+                if now < until {
+                    armTimer(until)
+                    return
+                }
+                backoffUntil = nil
+            }
+            let depth = pending
+            if !draining {
+                switch scheduler.evaluate(depth: depth, now: now) {
+                case .idle:
+                    cancelTimer()
+                    return
+                case .wait(let deadline):
+                    armTimer(deadline)
+                    return
+                case .flush(let reason):
+                    logger.debug("flush", metadata: ["reason": "\(reason.rawValue)", "depth": "\(depth)"])
+                    draining = true
+                }
+            }
+            guard await sendOne(settings: current) else {
+                await finishSettling()
+                draining = false
+                scheduler.didFlush(now: clock.now)
+                reportDestination()
+                return
+            }
+            if backoffUntil != nil || pausedReason != nil { return }
+        }
+    }
+
+    /// Events this destination is not done with.
+    private var pending: Int { queue.depth.pending(for: destination.name) }
+
+    /// Sends the next batch. Returns `false` when there was nothing to send.
+    private func sendOne(settings: EngineSettings) async -> Bool {
+        let limit = min(settings.batchSize, splitLimit ?? .max)
+        let next: NextBatch
+        if let ahead = readAhead {
+            next = ahead
+        } else {
+            let after = settleFailed ? nil : resumeAfter
+            if after == nil {
+                // From the head: the settles under way must land first, or their events come again.
+                await finishSettling()
+                settleFailed = false
+            }
+            let events: [QueuedEvent]
+            do {
+                events = try await queue.peek(for: destination.name, after: after, limit: limit, maxBytes: settings.maxBatchBytes)
+            } catch {
+                logger.error("cannot read the queue", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
+                observer?.report(.problem("cannot read the queue: \(error)"))
+                resumeAfter = nil
+                failures += 1
+                backoffUntil = clock.now.advanced(by: retryPolicy.delay(afterFailures: failures, retryAfter: nil, random: random()))
+                armTimer(backoffUntil!)
+                return true
+            }
+            guard let batch = makeBatch(events, attempt: failures + 1, prepare: false) else { return false }
+            next = batch
+        }
+        readAhead = nil
+        let events = next.events
+        let outgoing = next.batch.events
+        let filtered = next.filtered
+        let batch = next.batch
+        let last = next.last
+
+        let bytes = batch.eventBytes
+        var record = BatchRecord(
+            id: batch.id, destination: destination.name, startedAt: Timestamp.now(), duration: .zero, events: events.count,
+            bytes: bytes, attempt: batch.attempt, status: nil, outcome: .sent, error: nil)
+        guard !outgoing.isEmpty else {
+            record.outcome = .filtered
+            record.error = "all \(events.count) events filtered out by the destination's enrichment"
+            resumeAfter = last
+            schedule(BatchSettlement(record: record, filtered: filtered, through: last), continuing: true)
+            return true
+        }
+
+        observer?.report(.batchStarted(
+            id: batch.id, destination: destination.name, events: outgoing.count, bytes: bytes, attempt: batch.attempt))
+        let start = clock.now
+        let sender = destination.sender
+        async let sent = sender.send(batch)
+        let ahead = await readNext(after: last, limit: limit, settings: settings)
+        let result = await sent
+        record.duration = start.duration(to: clock.now)
+        record.status = result.status
+        let decision = DeliveryPlanner.decide(result, batch: batch, failures: failures, retryPolicy: retryPolicy, random: random())
+
+        var settlement = BatchSettlement(record: record, filtered: filtered, through: last)
+        resumeAfter = nil
+        switch decision {
+        case .delivered:
+            settlement.delivered = outgoing.map(\.sequence)
+            failures = 0
+            lastError = nil
+            if let limit = splitLimit {
+                let grown = limit * 2
+                splitLimit = grown >= settings.batchSize ? nil : grown
+            }
+            readAhead = ahead
+            resumeAfter = last
+        case .retry(let delay, let reason):
+            record.outcome = .retry
+            record.error = reason
+            failures += 1
+            lastError = reason
+            backoffUntil = clock.now.advanced(by: delay)
+            logger.warning("send failed; retrying", metadata: [
+                "batch_id": "\(batch.id)", "destination": "\(destination.name)", "error": "\(reason)",
+                "retry_in": "\(delay)", "attempt": "\(batch.attempt)",
+            ])
+        case .deadLetter(let rejected):
+            record.outcome = .deadLettered
+            record.error = rejected.count == 1 ? rejected[0].reason : "\(rejected.count) events refused: \(rejected[0].reason)"
+            failures = 0
+            let now = Timestamp.now()
+            settlement.deadLetters = rejected.map {
+                DeadLetter(event: $0.event, reason: $0.reason, destination: destination.name, status: result.status, failedAt: now)
+            }
+            if rejected.count == outgoing.count {
+                readAhead = ahead
+                resumeAfter = last
+            }
+            logger.error("events refused for good; dead-lettered", metadata: [
+                "batch_id": "\(batch.id)", "destination": "\(destination.name)", "events": "\(rejected.count)",
+                "reason": "\(rejected[0].reason)",
+            ])
+        case .split(let newLimit):
+            record.outcome = .split
+            record.error = result.status == 413 ? "too large (413): splitting" : "refused (400): splitting to isolate"
+            splitLimit = newLimit
+        case .pause(let reason):
+            record.outcome = .paused
+            record.error = reason
+            pausedReason = reason
+            lastError = reason
+            logger.error("destination refused the credentials; paused", metadata: [
+                "destination": "\(destination.name)", "error": "\(reason)",
+            ])
+        }
+        settlement.record = record
+        // Going on after this batch keeps the leases; reading from the head again releases them.
+        let kept = resumeAfter != nil
+        schedule(settlement, continuing: kept)
+        if !kept { await finishSettling() }
+        reportDestination()
+        if let until = backoffUntil { armTimer(until) }
+        return true
+    }
+
+    /// A batch ready to go: the events read, what the enrichment made of them.
+    private struct NextBatch {
+        /// The events as read from the queue.
+        var events: [QueuedEvent]
+        /// What goes to the sender (enriched, maybe prepared).
+        var batch: OutgoingBatch
+        /// Events the enrichment filtered out.
+        var filtered: [Int64]
+        /// The last sequence read.
+        var last: Int64
+    }
+
+    /// Enriches `events` into a batch (`nil` when there are none), prepared by the sender
+    /// when `prepare` is set.
+    private func makeBatch(_ events: [QueuedEvent], attempt: Int, prepare: Bool) -> NextBatch? {
+        guard let last = events.last?.sequence else { return nil }
+        let (send, filtered) = enrich(events)
+        var batch = OutgoingBatch(id: queue.makeBatchID(), events: send, attempt: attempt)
+        if prepare, !send.isEmpty { batch = destination.sender.prepare(batch) }
+        return NextBatch(events: events, batch: batch, filtered: filtered, last: last)
+    }
+
+    /// The events to send after the destination's enrichment, and those it filtered out.
+    private func enrich(_ events: [QueuedEvent]) -> (send: [QueuedEvent], filtered: [Int64]) {
+        guard !destination.enrichment.isEmpty else { return (events, []) }
+        var send: [QueuedEvent] = []
+        var filtered: [Int64] = []
+        send.reserveCapacity(events.count)
+        for event in events {
+            switch destination.enrichment.apply(to: event.payload) {
+            case .send(let payload):
+                send.append(QueuedEvent(sequence: event.sequence, messageId: event.messageId, name: event.name, payload: payload))
+            case .filtered(let reason):
+                logger.trace("event filtered out", metadata: [
+                    "destination": "\(destination.name)", "message_id": "\(event.messageId)", "reason": "\(reason)",
+                ])
+                filtered.append(event.sequence)
+            }
+        }
+        return (send, filtered)
+    }
+
+    /// Reads and prepares the batch after `sequence` while the current one is in flight.
+    /// A failure only costs the overlap: the next batch is then read from the head.
+    private func readNext(after sequence: Int64, limit: Int, settings: EngineSettings) async -> NextBatch? {
+        do {
+            let events = try await queue.peek(for: destination.name, after: sequence, limit: limit, maxBytes: settings.maxBatchBytes)
+            return makeBatch(events, attempt: 1, prepare: true)
+        } catch {
+            logger.debug("reading ahead failed", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Settles a batch after the settle before it. When the drain does not go on after
+    /// this batch (it will read from the head), the leases are released once this settle
+    /// is done.
+    private func schedule(_ settlement: BatchSettlement, continuing: Bool) {
+        let previous = settling
+        settling = Task {
+            await previous?.value
+            await self.settle(settlement, releasingLeases: !continuing)
+        }
+    }
+
+    /// Forgets the batch read ahead (its `sentAt` would go stale while sending waits) and
+    /// where the drain was: the next batch is read from the head.
+    private func dropReadAhead() async {
+        guard readAhead != nil || resumeAfter != nil else { return }
+        readAhead = nil
+        resumeAfter = nil
+        await finishSettling()
+        queue.releaseLeases(for: destination.name)
+    }
+
+    /// Waits for the settles under way.
+    private func finishSettling() async {
+        while let task = settling {
+            await task.value
+            if settling == task { settling = nil }
+        }
+    }
+
+    private func settle(_ settlement: BatchSettlement, releasingLeases: Bool) async {
+        do {
+            try await queue.settle(settlement)
+        } catch {
+            // The send happened but its result is not stored: the events stay queued and
+            // go again from the head; the collector's dedup by messageId makes that harmless.
+            settleFailed = true
+            logger.error("cannot settle batch", metadata: ["batch_id": "\(settlement.record.id)", "error": "\(error)"])
+            observer?.report(.problem("cannot settle batch \(settlement.record.id): \(error)"))
+        }
+        if releasingLeases { queue.releaseLeases(for: destination.name) }
+        observer?.report(.batchFinished(
+            settlement.record, delivered: settlement.delivered.count, deadLettered: settlement.deadLetters.count))
+        reportDestination()
+    }
+
+    /// Sends what is queued, bounded by ``finalFlushTimeout``: first waits for events
+    /// still in memory to be committed, then drains. Skipped when offline, paused, or
+    /// when the run was cancelled rather than shut down gracefully.
+    private func finalFlush() async {
+        let current = settings.current
+        guard !Task.isCancelled, !current.isOffline, pausedReason == nil else { return }
+        let deadline = clock.now.advanced(by: finalFlushTimeout)
+        backoffUntil = nil
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await self.queue.waitForPendingWrites()
+                await self.drainUntilEmpty(settings: current)
+            }
+            group.addTask { [clock] in
+                do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }  // cancelled: the drain finished first
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        await finishSettling()
+        let left = queue.depth
+        if left.pending(for: destination.name) + left.buffered > 0 {
+            logger.notice("final flush left events queued for the next start", metadata: [
+                "destination": "\(destination.name)", "events": "\(left.pending(for: destination.name))",
+                "in_memory": "\(left.buffered)",
+            ])
+        }
+    }
+
+    private func drainUntilEmpty(settings: EngineSettings) async {
+        while !Task.isCancelled, pending > 0 || readAhead != nil, backoffUntil == nil, pausedReason == nil {
+            guard await sendOne(settings: settings) else { break }
+        }
+        await finishSettling()
+    }
+
+    // MARK: Timer and reporting
+
+    private func armTimer(_ deadline: C.Instant) {
+        if timerDeadline == deadline, timer != nil { return }
+        timer?.cancel()
+        timerDeadline = deadline
+        let wake = wakeContinuation
+        timer = Task { [clock] in
+            do {
+                try await clock.sleep(until: deadline, tolerance: nil)
+                wake.yield()
+            } catch {
+                return  // cancelled: a newer deadline replaced this one
+            }
+        }
+    }
+
+    private func cancelTimer() {
+        timer?.cancel()
+        timer = nil
+        timerDeadline = nil
+    }
+
+    private func reportDestination() {
+        guard let observer else { return }
+        let state: DestinationStatus.State
+        if settings.current.isOffline {
+            state = .offline
+        } else if let reason = pausedReason {
+            state = .paused(reason: reason)
+        } else if let until = backoffUntil {
+            let wait = clock.now.duration(to: until)
+            state = .backingOff(until: Timestamp(millisecondsSince1970: Timestamp.now().millisecondsSince1970 + wait.inMilliseconds))
+        } else {
+            state = .idle
+        }
+        observer.report(.destination(DestinationStatus(
+            name: destination.name, endpoint: destination.sender.endpointDescription, depth: pending,
+            state: state, consecutiveFailures: failures, lastError: lastError)))
+    }
+}
+
+/// A flag raised from any thread and lowered by its owner.
+private final class Flag: Sendable {
+    private let value = Mutex(false)
+
+    func raise() { value.withLock { $0 = true } }
+
+    /// Lowers the flag; returns whether it was raised.
+    func lower() -> Bool {
+        value.withLock { raised in
+            defer { raised = false }
+            return raised
+        }
+    }
+}

@@ -1,0 +1,13 @@
+/// What to do with a batch after a send.
+public enum DeliveryDecision: Sendable, Hashable {
+    /// Remove every event of the batch.
+    case delivered
+    /// Keep every event; send again after this wait.
+    case retry(after: Duration, reason: String)
+    /// Move these events to the dead-letter table; the others stay and go again at once.
+    case deadLetter([RejectedEvent])
+    /// Send again at once, with batches of at most this many events.
+    case split(limit: Int)
+    /// Stop sending to this destination until resumed.
+    case pause(reason: String)
+}

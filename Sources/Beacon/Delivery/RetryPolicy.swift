@@ -1,0 +1,57 @@
+/// How long to wait before sending again after a retryable failure: exponential backoff
+/// with jitter, never sooner than the server's `Retry-After`.
+///
+/// The n-th consecutive failure waits `min(maxDelay, initialDelay × multiplier^(n-1))`,
+/// shortened by up to `jitter` (a share, drawn per failure) so that many clients do not
+/// retry in step. With the defaults (0.5 s, ×2, 60 s, 20 %) waits are 0.4–0.5 s, 0.8–1 s,
+/// 1.6–2 s, ... and each wait is longer than the one before until the maximum.
+public struct RetryPolicy: Sendable, Hashable {
+    /// The first wait. Default 500 ms.
+    public var initialDelay: Duration = .milliseconds(500)
+    /// The longest wait from backoff alone. Default 60 s.
+    public var maxDelay: Duration = .seconds(60)
+    /// Growth per failure. Default 2.
+    public var multiplier: Double = 2
+    /// Share of the wait removed at random (0 to 1). Default 0.2.
+    public var jitter: Double = 0.2
+    /// The longest `Retry-After` honoured; longer ones are cut to this. Default 10 min.
+    public var maxRetryAfter: Duration = .seconds(600)
+
+    public init() {}
+
+    public init(initialDelay: Duration, maxDelay: Duration, multiplier: Double = 2, jitter: Double = 0.2) {
+        self.initialDelay = initialDelay
+        self.maxDelay = maxDelay
+        self.multiplier = multiplier
+        self.jitter = jitter
+    }
+
+    /// The wait after `failures` consecutive failures (1 for the first), given the
+    /// server's `Retry-After` and a random draw in `0..<1`.
+    public func delay(afterFailures failures: Int, retryAfter: Duration?, random: Double) -> Duration {
+        let initial = initialDelay.inSeconds
+        let exponent = Double(max(0, failures - 1))
+        let base = min(maxDelay.inSeconds, initial * pow(multiplier, exponent))
+        let jittered = base * (1 - min(max(jitter, 0), 1) * min(max(random, 0), 1))
+        var delay = Duration.seconds(jittered)
+        if let retryAfter {
+            delay = max(delay, min(retryAfter, maxRetryAfter))
+        }
+        return delay
+    }
+}
+
+/// `pow` without Foundation.
+@inline(__always)
+private func pow(_ base: Double, _ exponent: Double) -> Double {
+    var result = 1.0
+    var remaining = Int(exponent)
+    var factor = base
+    while remaining > 0 {
+        if remaining & 1 == 1 { result *= factor }
+        factor *= factor
+        remaining >>= 1
+        if result > 1e12 { return result }
+    }
+    return result
+}

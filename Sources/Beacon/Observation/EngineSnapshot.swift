@@ -1,0 +1,133 @@
+import BeaconWire
+
+/// An immutable picture of the engine at one moment: everything the dashboard shows.
+///
+/// The ``TrackingObserver`` publishes these as an `AsyncStream`; `beacon monitor` builds
+/// them from another process's store. Counters add up: `accepted == delivered + depth +
+/// deadLettered + dropped + buffered` once the in-flight batch settles.
+public struct EngineSnapshot: Sendable, Hashable {
+    /// When the snapshot was taken (wall clock).
+    public var time: Timestamp
+
+    // Header
+    /// Whether sending is switched off.
+    public var isOffline: Bool
+    /// The flush policy in force.
+    public var policy: FlushPolicy
+    /// Events per batch at most.
+    public var batchSize: Int
+    /// Bytes per batch at most.
+    public var maxBatchBytes: Int
+    /// Where batches go (the first destination's endpoint).
+    public var endpoint: String
+    /// The store's path, or a description such as `in memory`.
+    public var storePath: String
+    /// Whether this snapshot comes from another process's store, read-only.
+    public var isReadOnlyMonitor: Bool
+
+    // Queue
+    /// Events committed to the store and not yet delivered.
+    public var depth: Int
+    /// Bytes of event JSON queued.
+    public var queuedBytes: Int
+    /// Events accepted but held in memory (waiting for the next commit, or for the store
+    /// to recover from a fault).
+    public var buffered: Int
+    /// Queue depth over time, oldest first, one sample per second.
+    public var depthHistory: [Int]
+    /// Events accepted per second, over the last few seconds.
+    public var rateIn: Double
+    /// Events delivered per second, over the last few seconds.
+    public var rateOut: Double
+
+    // Outcomes
+    /// Totals since the engine started.
+    public var totals: Totals
+    /// Flush latency percentiles over recent batches.
+    public var latency: Latency
+    /// Recent batches, newest first.
+    public var recentBatches: [BatchRecord]
+    /// Per-destination state.
+    public var destinations: [DestinationStatus]
+    /// A storage fault being ridden out, if any.
+    public var storageProblem: StorageProblem?
+    /// The last problem worth showing (network, auth, storage), if any.
+    public var lastError: String?
+
+    // Remote configuration
+    /// Where remote configuration stands; `nil` when no ``RemoteConfigSyncer`` reports to
+    /// this engine's observer.
+    public var remoteConfig: RemoteConfigSummary?
+
+    /// Counts since the engine started.
+    public struct Totals: Sendable, Hashable {
+        /// Events `track` accepted.
+        public var accepted: Int = 0
+        /// Events delivered (acknowledged by a destination).
+        public var delivered: Int = 0
+        /// Batches sent successfully.
+        public var batchesSent: Int = 0
+        /// Failed sends that will be retried.
+        public var retried: Int = 0
+        /// Batches split in halves.
+        public var split: Int = 0
+        /// Events moved to the dead-letter table.
+        public var deadLettered: Int = 0
+        /// Events dropped by the overflow policy.
+        public var dropped: Int = 0
+
+        public init(
+            accepted: Int = 0, delivered: Int = 0, batchesSent: Int = 0, retried: Int = 0, split: Int = 0,
+            deadLettered: Int = 0, dropped: Int = 0
+        ) {
+            self.accepted = accepted
+            self.delivered = delivered
+            self.batchesSent = batchesSent
+            self.retried = retried
+            self.split = split
+            self.deadLettered = deadLettered
+            self.dropped = dropped
+        }
+    }
+
+    /// Flush latency percentiles.
+    public struct Latency: Sendable, Hashable {
+        public var p50: Duration?
+        public var p99: Duration?
+        public init(p50: Duration? = nil, p99: Duration? = nil) {
+            self.p50 = p50
+            self.p99 = p99
+        }
+    }
+
+    public init(
+        time: Timestamp = .now(), isOffline: Bool = false, policy: FlushPolicy = .default, batchSize: Int = 100,
+        maxBatchBytes: Int = WireLimits.maxBatchBytes, endpoint: String = "", storePath: String = "",
+        isReadOnlyMonitor: Bool = false, depth: Int = 0, queuedBytes: Int = 0, buffered: Int = 0,
+        depthHistory: [Int] = [], rateIn: Double = 0, rateOut: Double = 0, totals: Totals = Totals(),
+        latency: Latency = Latency(), recentBatches: [BatchRecord] = [], destinations: [DestinationStatus] = [],
+        storageProblem: StorageProblem? = nil, lastError: String? = nil, remoteConfig: RemoteConfigSummary? = nil
+    ) {
+        self.time = time
+        self.isOffline = isOffline
+        self.policy = policy
+        self.batchSize = batchSize
+        self.maxBatchBytes = maxBatchBytes
+        self.endpoint = endpoint
+        self.storePath = storePath
+        self.isReadOnlyMonitor = isReadOnlyMonitor
+        self.depth = depth
+        self.queuedBytes = queuedBytes
+        self.buffered = buffered
+        self.depthHistory = depthHistory
+        self.rateIn = rateIn
+        self.rateOut = rateOut
+        self.totals = totals
+        self.latency = latency
+        self.recentBatches = recentBatches
+        self.destinations = destinations
+        self.storageProblem = storageProblem
+        self.lastError = lastError
+        self.remoteConfig = remoteConfig
+    }
+}

@@ -1,0 +1,268 @@
+import BeaconWire
+import DequeModule
+import Synchronization
+
+/// Watches the engine: receives every step as an ``EngineEvent``, keeps aggregates and
+/// ring buffers, and publishes immutable ``EngineSnapshot``s.
+///
+/// Reporting never waits: ``report(_:)`` is `nonisolated` and only appends to an inbox
+/// that ``run()`` empties. Reports that arrive together are applied together and
+/// published as one snapshot, so a busy engine does not wake subscribers once per step.
+/// Subscribers get snapshots through
+/// `AsyncStream(bufferingPolicy: .bufferingNewest(1))`, so a slow reader sees the latest
+/// picture and never slows the engine.
+///
+/// ```swift
+/// for await snapshot in await observer.snapshots() {
+///     print(snapshot.depth, snapshot.totals.delivered)
+/// }
+/// ```
+public actor TrackingObserver {
+    /// Recent batches kept. Default 200.
+    public let historyLimit: Int
+    /// Depth samples kept (one per tick). Default 120.
+    public let depthSamples: Int
+    /// Ticks the rates are averaged over. Default 5.
+    public let rateWindow: Int
+
+    /// Reports not yet applied, in order.
+    private let inbox = Mutex<[EngineEvent]>([])
+    /// Raised when the inbox goes from empty to not empty.
+    private let wakes: AsyncStream<Void>
+    private let wakeContinuation: AsyncStream<Void>.Continuation
+    private let tickInterval: Duration
+    private let sleep: @Sendable (Duration) async throws -> Void
+    private var subscribers: [Int: AsyncStream<EngineSnapshot>.Continuation] = [:]
+    private var nextSubscriber = 0
+
+    private var current: EngineSnapshot
+    private var batches = Deque<BatchRecord>()
+    private var depthHistory = Deque<Int>()
+    private var rateSamples = Deque<(accepted: Int, delivered: Int)>()
+    private var latencies = Deque<Duration>()
+    private var baseTotals: QueueTotals
+    private let depthProvider: (@Sendable () -> QueueDepth)?
+
+    /// An observer for an engine whose queue starts at `depth`.
+    /// - Parameters:
+    ///   - depthProvider: reads the queue's counts (cheap, no I/O); polled on every tick,
+    ///     so the snapshot stays live while no commit happens (a failing store).
+    ///   - sleep: how ticks wait (inject a manual clock's sleep in tests).
+    public init(
+        settings: EngineSettings, depth: QueueDepth, storePath: String, endpoint: String,
+        depthProvider: (@Sendable () -> QueueDepth)? = nil,
+        historyLimit: Int = 200, depthSamples: Int = 120, rateWindow: Int = 5, tickInterval: Duration = .seconds(1),
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        (wakes, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.historyLimit = historyLimit
+        self.depthSamples = depthSamples
+        self.rateWindow = rateWindow
+        self.tickInterval = tickInterval
+        self.sleep = sleep
+        self.baseTotals = depth.totals
+        self.depthProvider = depthProvider
+        current = EngineSnapshot(
+            isOffline: settings.isOffline, policy: settings.policy, batchSize: settings.batchSize,
+            maxBatchBytes: settings.maxBatchBytes, endpoint: endpoint, storePath: storePath)
+        Self.apply(depth, base: depth.totals, to: &current)
+    }
+
+    /// Hands a step to the observer without waiting.
+    public nonisolated func report(_ event: EngineEvent) {
+        let wasEmpty = inbox.withLock { inbox in
+            inbox.append(event)
+            return inbox.count == 1
+        }
+        if wasEmpty { wakeContinuation.yield() }
+    }
+
+    /// The latest snapshot.
+    public var snapshot: EngineSnapshot { current }
+
+    /// Snapshots from now on, starting with the current one; the newest wins when the
+    /// reader is slow.
+    public func snapshots() -> AsyncStream<EngineSnapshot> {
+        let (stream, continuation) = AsyncStream.makeStream(of: EngineSnapshot.self, bufferingPolicy: .bufferingNewest(1))
+        let id = nextSubscriber
+        nextSubscriber += 1
+        subscribers[id] = continuation
+        continuation.yield(current)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        return stream
+    }
+
+    /// Consumes reports and ticks until cancelled.
+    public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in self.wakes {
+                    await self.applyInbox()
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    do {
+                        try await self.sleep(self.tickInterval)
+                    } catch {
+                        return  // cancelled: the observer is shutting down
+                    }
+                    await self.tick()
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        wakeContinuation.finish()
+        for subscriber in subscribers.values { subscriber.finish() }
+        subscribers.removeAll()
+    }
+
+    /// Applies the reports waiting in the inbox, then publishes one snapshot.
+    private func applyInbox() {
+        let events = inbox.withLock { inbox in
+            defer { inbox.removeAll(keepingCapacity: true) }
+            return inbox
+        }
+        guard !events.isEmpty else { return }
+        for event in events { update(with: event) }
+        publish()
+    }
+
+    /// Applies one step at once and publishes the result (what ``run()`` does for the
+    /// reports it finds waiting).
+    public func apply(_ event: EngineEvent) {
+        update(with: event)
+        publish()
+    }
+
+    private func update(with event: EngineEvent) {
+        switch event {
+        case .queue(let queueEvent):
+            apply(queueEvent)
+        case .batchStarted(_, let destination, _, _, _):
+            updateDestination(named: destination) { $0.state = .sending }
+        case .batchFinished(let record, _, _):
+            batches.prepend(record)
+            if batches.count > historyLimit { batches.removeLast(batches.count - historyLimit) }
+            switch record.outcome {
+            case .sent:
+                current.totals.batchesSent += 1
+                latencies.append(record.duration)
+                if latencies.count > 1000 { latencies.removeFirst() }
+                current.latency = Self.percentiles(latencies)
+            case .retry: current.totals.retried += 1
+            case .split: current.totals.split += 1
+            case .deadLettered, .paused, .filtered: break
+            }
+            if let error = record.error { current.lastError = error }
+            current.recentBatches = Array(batches)
+        case .destination(let status):
+            if let index = current.destinations.firstIndex(where: { $0.name == status.name }) {
+                current.destinations[index] = status
+            } else {
+                current.destinations.append(status)
+            }
+            if let error = status.lastError { current.lastError = error }
+        case .settings(let settings):
+            current.isOffline = settings.isOffline
+            current.policy = settings.policy
+            current.batchSize = settings.batchSize
+            current.maxBatchBytes = settings.maxBatchBytes
+        case .rejected(let error):
+            current.lastError = "rejected at track: \(error)"
+        case .problem(let message):
+            current.lastError = message
+        case .remoteConfig(let summary):
+            current.remoteConfig = summary
+        }
+    }
+
+    /// Takes a depth sample and updates the rates (what ``run()`` does every tick).
+    public func tick() {
+        if let depthProvider { apply(depth: depthProvider()) }
+        depthHistory.append(current.depth)
+        if depthHistory.count > depthSamples { depthHistory.removeFirst(depthHistory.count - depthSamples) }
+        current.depthHistory = Array(depthHistory)
+        rateSamples.append((current.totals.accepted, current.totals.delivered))
+        if rateSamples.count > rateWindow + 1 { rateSamples.removeFirst() }
+        if let first = rateSamples.first, let last = rateSamples.last, rateSamples.count > 1 {
+            let seconds = tickInterval.inSeconds * Double(rateSamples.count - 1)
+            current.rateIn = Double(last.accepted - first.accepted) / seconds
+            current.rateOut = Double(last.delivered - first.delivered) / seconds
+        }
+        current.time = .now()
+        publish()
+    }
+
+    private func apply(_ event: QueueEvent) {
+        switch event {
+        case .committed(_, let depth), .dropped(_, _, let depth), .settled(_, let depth):
+            apply(depth: depth)
+        case .storageProblem(let problem):
+            current.storageProblem = problem
+            current.buffered = problem.bufferedEvents
+            if let depthProvider { apply(depth: depthProvider()) }
+            current.lastError = "storage \(problem)"
+        case .storageRecovered(let depth):
+            current.storageProblem = nil
+            apply(depth: depth)
+        }
+    }
+
+    private func apply(depth: QueueDepth) {
+        Self.apply(depth, base: baseTotals, to: &current)
+    }
+
+    /// Lifetime totals: the store's counters when the engine opened it, plus what the
+    /// queue accepted since.
+    private static func apply(_ depth: QueueDepth, base: QueueTotals, to current: inout EngineSnapshot) {
+        current.depth = depth.events
+        current.queuedBytes = depth.bytes
+        current.buffered = depth.buffered
+        current.totals.accepted = base.committed + depth.totals.accepted
+        current.totals.delivered = depth.totals.delivered
+        current.totals.deadLettered = depth.totals.deadLettered
+        current.totals.dropped = depth.totals.dropped
+        if current.storageProblem != nil { current.storageProblem?.bufferedEvents = depth.buffered }
+        for index in current.destinations.indices {
+            current.destinations[index].depth = depth.pending(for: current.destinations[index].name)
+        }
+    }
+
+    private func updateDestination(named name: String, _ change: (inout DestinationStatus) -> Void) {
+        guard let index = current.destinations.firstIndex(where: { $0.name == name }) else { return }
+        change(&current.destinations[index])
+    }
+
+    private func publish() {
+        for subscriber in subscribers.values { subscriber.yield(current) }
+    }
+
+    private func unsubscribe(_ id: Int) {
+        subscribers[id] = nil
+    }
+
+    static func percentiles(_ samples: Deque<Duration>) -> EngineSnapshot.Latency {
+        guard !samples.isEmpty else { return EngineSnapshot.Latency() }
+        let sorted = samples.sorted()
+        func at(_ share: Double) -> Duration {
+            sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * share).rounded()))]
+        }
+        return EngineSnapshot.Latency(p50: at(0.5), p99: at(0.99))
+    }
+}
+
+extension TrackingObserver {
+    /// Returns the first snapshot (the current one included) that satisfies `condition`,
+    /// or `nil` if the task is cancelled first. For scripts, benchmarks and tests that
+    /// wait for the engine without sleeping.
+    public func firstSnapshot(where condition: @Sendable (EngineSnapshot) -> Bool) async -> EngineSnapshot? {
+        for await snapshot in snapshots() where condition(snapshot) {
+            return snapshot
+        }
+        return nil
+    }
+}

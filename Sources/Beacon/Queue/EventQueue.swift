@@ -1,0 +1,73 @@
+import BeaconWire
+
+/// Durable storage of events between `track` and delivery: the seam between the tracker,
+/// the batchers and the store. Beacon ships ``SQLiteEventQueue`` and ``InMemoryEventQueue``.
+///
+/// `append` never waits on a commit: implementations group-commit in the background and
+/// report through their listeners.
+///
+/// **Destinations.** Each destination has its own progress through the queue: its
+/// batcher reads with `peek(for:after:limit:maxBytes:)` the oldest events it is not done
+/// with, and settles each batch with `settle`, in one transaction. An event leaves the
+/// queue once every registered destination is done with it (delivered it, dead-lettered
+/// it, or filtered it out). A destination registered later starts with every event
+/// queued at that moment.
+public protocol EventQueue: AnyObject, Sendable {
+    /// Where the queue lives, for the dashboard (`/var/lib/app/beacon.sqlite`, `in memory`).
+    var location: String { get }
+
+    /// Accepts an encoded event. Returns at once with a ticket to wait on, except when the
+    /// memory buffer is full while the store is healthy (then it waits for one commit).
+    func append(_ event: PendingEvent) -> CommitTicket
+
+    /// Returns when the event holding this ticket is committed; throws if it was dropped.
+    func waitForCommit(_ ticket: CommitTicket) async throws(TrackingError)
+
+    /// Returns when everything appended before this call is committed or dropped.
+    func waitForPendingWrites() async
+
+    /// Registers a destination (idempotent): from now on events stay queued until it is
+    /// done with them. `peek` and `settle` register unknown destinations themselves.
+    func register(destination: String) async throws(StorageError)
+
+    /// Forgets a destination (idempotent): its progress and counters go, and the events
+    /// every remaining destination is done with leave the queue. Its dead letters stay.
+    /// Use it when a destination is removed for good; events are kept for every
+    /// registered destination, running or not.
+    func unregister(destination: String) async throws(StorageError)
+
+    /// Reads the oldest events `destination` is not done with, after sequence `after`
+    /// when given: at most `limit` events and `maxBytes` of payload (but always at least
+    /// one event when any is left). The events stay queued, leased to the destination:
+    /// the overflow policy will not drop them until they are settled or released.
+    func peek(for destination: String, after: Int64?, limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent]
+
+    /// Settles a finished batch of `settlement.record.destination` in one transaction:
+    /// marks delivered, filtered and dead-lettered events done for it (removing those every
+    /// destination is done with), stores the dead letters, appends the record to the
+    /// history, and releases the destination's lease through `settlement.through`.
+    func settle(_ settlement: BatchSettlement) async throws(StorageError)
+
+    /// Releases every lease of `destination` (a batch read ahead and then not sent).
+    func releaseLeases(for destination: String)
+
+    /// Current counts (cheap; no I/O).
+    var depth: QueueDepth { get }
+
+    /// A new batch id, greater than any in the store's history.
+    func makeBatchID() -> Int64
+
+    /// Dead letters, newest first.
+    func deadLetters(limit: Int) async throws(StorageError) -> [DeadLetter]
+
+    /// Subscribes to commits, drops and storage faults. Called on the queue's own
+    /// thread: keep the handler short and non-blocking.
+    func addListener(_ listener: @escaping @Sendable (QueueEvent) -> Void)
+}
+
+extension EventQueue {
+    /// The head of the queue for the destination named `default`.
+    public func peek(limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent] {
+        try await peek(for: Destination.defaultName, after: nil, limit: limit, maxBytes: maxBytes)
+    }
+}

@@ -1,0 +1,18 @@
+import BeaconWire
+
+/// An event validated and encoded by `track`, waiting for its commit.
+public struct PendingEvent: Sendable, Hashable {
+    public var messageId: String
+    public var name: String
+    /// The event's JSON, as it will go on the wire.
+    public var payload: [UInt8]
+    /// When it was tracked.
+    public var createdAt: Timestamp
+
+    public init(messageId: String, name: String, payload: [UInt8], createdAt: Timestamp) {
+        self.messageId = messageId
+        self.name = name
+        self.payload = payload
+        self.createdAt = createdAt
+    }
+}

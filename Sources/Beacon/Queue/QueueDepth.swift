@@ -1,0 +1,31 @@
+import BeaconWire
+
+/// How full the queue is.
+public struct QueueDepth: Sendable, Hashable {
+    /// Events committed and not yet delivered or dead-lettered.
+    public var events: Int
+    /// Bytes of their JSON.
+    public var bytes: Int
+    /// Events accepted and held in memory, not yet committed.
+    public var buffered: Int
+    /// Lifetime totals as the store keeps them.
+    public var totals: QueueTotals
+    /// Each registered destination's progress, by name.
+    public var destinations: [String: DestinationDepth]
+
+    public init(
+        events: Int = 0, bytes: Int = 0, buffered: Int = 0, totals: QueueTotals = QueueTotals(),
+        destinations: [String: DestinationDepth] = [:]
+    ) {
+        self.events = events
+        self.bytes = bytes
+        self.buffered = buffered
+        self.totals = totals
+        self.destinations = destinations
+    }
+
+    /// Events `destination` is not done with (all committed events if it is not registered yet).
+    public func pending(for destination: String) -> Int {
+        destinations[destination]?.pending ?? events
+    }
+}

@@ -1,0 +1,74 @@
+import BeaconWire
+import DequeModule
+
+/// Watches another process's store read-only and publishes ``EngineSnapshot``s, for
+/// `beacon monitor`.
+///
+/// GRDB's observation does not see writes made by another process, so the monitor polls:
+/// each poll is one read transaction (the counters row, the recent batches, the newest
+/// dead letter), well under a millisecond on an idle store. Snapshots are published only
+/// when something other than their time changed.
+///
+/// ```swift
+/// let monitor = StoreMonitor(reader: try StoreReader(path: "beacon.sqlite"))
+/// for await snapshot in monitor.snapshots() {
+///     print(snapshot.depth, snapshot.rateIn)
+/// }
+/// ```
+public final class StoreMonitor: Sendable {
+    /// The store being watched.
+    public let reader: StoreReader
+    /// Time between polls.
+    public let interval: Duration
+    /// Recent batches read on each poll (the history table, newest first).
+    public let batchLimit: Int
+
+    /// A monitor polling `reader` every `interval`.
+    public init(reader: StoreReader, interval: Duration = .milliseconds(250), batchLimit: Int = 200) {
+        self.reader = reader
+        self.interval = interval
+        self.batchLimit = batchLimit
+    }
+
+    /// Snapshots from the first poll on; polling stops when the consumer stops iterating
+    /// (or its task is cancelled). The newest snapshot wins when the reader is slow.
+    public func snapshots() -> AsyncStream<EngineSnapshot> {
+        let (stream, continuation) = AsyncStream.makeStream(of: EngineSnapshot.self, bufferingPolicy: .bufferingNewest(1))
+        let task = Task { [reader, interval, batchLimit] in
+            var builder = StoreSnapshotBuilder(storePath: reader.path)
+            let clock = ContinuousClock()
+            let start = clock.now
+            var published: EngineSnapshot?
+            while !Task.isCancelled {
+                let snapshot: EngineSnapshot
+                do {
+                    let status = try await reader.status(batchLimit: batchLimit, deadLetterLimit: 1)
+                    snapshot = builder.snapshot(from: status, elapsed: clock.now - start)
+                } catch {
+                    snapshot = builder.failure(error, elapsed: clock.now - start)
+                }
+                if published.map({ !snapshot.isSameApartFromTime(as: $0) }) ?? true {
+                    continuation.yield(snapshot)
+                    published = snapshot
+                }
+                do {
+                    try await Task.sleep(for: interval)
+                } catch {
+                    break  // cancelled: the consumer went away
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+}
+
+extension EngineSnapshot {
+    /// Whether `other` shows the same thing, apart from when it was taken.
+    func isSameApartFromTime(as other: EngineSnapshot) -> Bool {
+        var copy = other
+        copy.time = time
+        return copy == self
+    }
+}

@@ -1,0 +1,198 @@
+import GRDB
+
+/// The tables of a Beacon store, shared by the engine (read-write) and `beacon monitor`
+/// (read-only, from another process).
+@_spi(Benchmarks) public enum StoreSchema {
+    public static func migrator() -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-queue") { db in
+            // Events in insertion order. `seq` is assigned by the writer (never reused,
+            // even after the table empties), so order and identity survive restarts.
+            try db.execute(sql: """
+                CREATE TABLE events (
+                    seq INTEGER PRIMARY KEY,
+                    message_id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    payload BLOB NOT NULL,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE TABLE dead_letters (
+                    seq INTEGER PRIMARY KEY,
+                    message_id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    payload BLOB NOT NULL,
+                    reason TEXT NOT NULL,
+                    destination TEXT NOT NULL,
+                    status INTEGER,
+                    failed_at INTEGER NOT NULL
+                );
+                CREATE TABLE batches (
+                    id INTEGER PRIMARY KEY,
+                    destination TEXT NOT NULL,
+                    started_at INTEGER NOT NULL,
+                    duration_us INTEGER NOT NULL,
+                    events INTEGER NOT NULL,
+                    bytes INTEGER NOT NULL,
+                    attempt INTEGER NOT NULL,
+                    status INTEGER,
+                    outcome TEXT NOT NULL,
+                    error TEXT
+                );
+                CREATE TABLE queue_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    next_seq INTEGER NOT NULL,
+                    depth INTEGER NOT NULL,
+                    bytes INTEGER NOT NULL,
+                    committed INTEGER NOT NULL,
+                    delivered INTEGER NOT NULL,
+                    dead_lettered INTEGER NOT NULL,
+                    dropped INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL
+                );
+                INSERT INTO queue_state VALUES (1, 1, 0, 0, 0, 0, 0, 0, 0);
+                CREATE TABLE meta (
+                    key TEXT PRIMARY KEY,
+                    value TEXT NOT NULL
+                );
+                """)
+        }
+        migrator.registerMigration("v2-sync") { db in
+            // One-way sync (see SyncImporter): records of any collection keyed by the
+            // server's id, and the links of nested records. The version token lives in
+            // `meta` under `sync.version_token`, written in the same transaction.
+            try db.execute(sql: """
+                CREATE TABLE sync_records (
+                    collection TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    body BLOB NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    PRIMARY KEY (collection, id)
+                ) WITHOUT ROWID;
+                CREATE TABLE sync_links (
+                    collection TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    field TEXT NOT NULL,
+                    target_collection TEXT NOT NULL,
+                    target_id TEXT NOT NULL,
+                    PRIMARY KEY (collection, id, field)
+                ) WITHOUT ROWID;
+                CREATE INDEX sync_links_target ON sync_links (target_collection, target_id);
+                """)
+        }
+        migrator.registerMigration("v3-destinations") { db in
+            // Several destinations over one queue. Each has a cursor (every event with
+            // seq <= cursor is done for it: delivered, dead-lettered or filtered out), the
+            // events above its cursor that it is already done with, and its counters.
+            // An event leaves `events` once every registered destination is done with it.
+            // Dead letters are per destination: the same event may be refused by two.
+            try db.execute(sql: """
+                CREATE TABLE destinations (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    cursor INTEGER NOT NULL,
+                    pending INTEGER NOT NULL,
+                    delivered INTEGER NOT NULL,
+                    dead_lettered INTEGER NOT NULL,
+                    filtered INTEGER NOT NULL,
+                    dropped INTEGER NOT NULL,
+                    registered_at INTEGER NOT NULL
+                );
+                CREATE TABLE destination_done (
+                    destination TEXT NOT NULL,
+                    seq INTEGER NOT NULL,
+                    PRIMARY KEY (destination, seq)
+                ) WITHOUT ROWID;
+                CREATE INDEX destination_done_seq ON destination_done (seq);
+                CREATE TABLE dead_letters_v3 (
+                    seq INTEGER NOT NULL,
+                    destination TEXT NOT NULL,
+                    message_id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    payload BLOB NOT NULL,
+                    reason TEXT NOT NULL,
+                    status INTEGER,
+                    failed_at INTEGER NOT NULL,
+                    PRIMARY KEY (seq, destination)
+                );
+                INSERT INTO dead_letters_v3 (seq, destination, message_id, name, payload, reason, status, failed_at)
+                    SELECT seq, destination, message_id, name, payload, reason, status, failed_at FROM dead_letters;
+                DROP TABLE dead_letters;
+                ALTER TABLE dead_letters_v3 RENAME TO dead_letters;
+                """)
+        }
+        return migrator
+    }
+
+    /// One destination's row in `destinations`.
+    struct DestinationState: Sendable, Hashable {
+        var name: String
+        /// Every event with `seq <= cursor` is done for this destination.
+        var cursor: Int64 = 0
+        /// Events queued and not done for it.
+        var pending: Int = 0
+        var delivered: Int = 0
+        var deadLettered: Int = 0
+        var filtered: Int = 0
+        var dropped: Int = 0
+
+        static func readAll(_ db: Database) throws -> [String: DestinationState] {
+            var all: [String: DestinationState] = [:]
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(sql: "SELECT name, cursor, pending, delivered, dead_lettered, filtered, dropped FROM destinations"))
+            while let row = try rows.next() {
+                let state = DestinationState(
+                    name: row[0], cursor: row[1], pending: row[2], delivered: row[3], deadLettered: row[4],
+                    filtered: row[5], dropped: row[6])
+                all[state.name] = state
+            }
+            return all
+        }
+
+        func write(_ db: Database) throws {
+            let statement = try db.cachedStatement(sql: """
+                UPDATE destinations SET cursor = ?, pending = ?, delivered = ?, dead_lettered = ?, filtered = ?, dropped = ?
+                WHERE name = ?
+                """)
+            statement.setUncheckedArguments([cursor, pending, delivered, deadLettered, filtered, dropped, name])
+            try statement.execute()
+        }
+
+        var depth: DestinationDepth {
+            DestinationDepth(pending: pending, delivered: delivered, deadLettered: deadLettered, filtered: filtered, dropped: dropped)
+        }
+    }
+
+    /// The persisted counters.
+    struct State: Sendable, Hashable {
+        var nextSeq: Int64 = 1
+        var depth: Int = 0
+        var bytes: Int = 0
+        var committed: Int = 0
+        var delivered: Int = 0
+        var deadLettered: Int = 0
+        var dropped: Int = 0
+
+        static func read(_ db: Database) throws -> State {
+            guard let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT next_seq, depth, bytes, committed, delivered, dead_lettered, dropped FROM queue_state WHERE id = 1")
+            ) else { return State() }
+            return State(
+                nextSeq: row[0], depth: row[1], bytes: row[2], committed: row[3], delivered: row[4],
+                deadLettered: row[5], dropped: row[6])
+        }
+
+        func write(_ db: Database, now: Int64) throws {
+            let statement = try db.cachedStatement(sql: """
+                UPDATE queue_state SET next_seq = ?, depth = ?, bytes = ?, committed = ?, delivered = ?,
+                    dead_lettered = ?, dropped = ?, updated_at = ? WHERE id = 1
+                """)
+            statement.setUncheckedArguments([nextSeq, depth, bytes, committed, delivered, deadLettered, dropped, now])
+            try statement.execute()
+        }
+
+        var totals: QueueTotals {
+            QueueTotals(
+                accepted: committed, committed: committed, delivered: delivered, deadLettered: deadLettered,
+                dropped: dropped)
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Beacon
+
+/// What the dashboard asks the engine (or the demo around it) to do.
+///
+/// The reducer returns these; the run loop hands each to the caller's `perform` closure.
+public enum DashboardAction: Sendable, Hashable {
+    /// Send what is queued now.
+    case flush
+    /// Use this flush policy from now on.
+    case setPolicy(FlushPolicy)
+    /// Switch sending off (`true`) or back on (`false`).
+    case setOffline(Bool)
+    /// Track this many synthetic events at once.
+    case burst(Int)
+    /// Use this many events per batch at most.
+    case setBatchSize(Int)
+    /// Generate this many synthetic events per second (0: off). Demo only.
+    case setGeneratorRate(Int)
+    /// Make the demo collector misbehave this way. Demo only.
+    case setFaultPreset(FaultPreset)
+    /// Poll the remote config feed now instead of waiting for the interval.
+    case syncConfig
+    /// Leave the dashboard. The caller does a bounded final flush afterwards.
+    case quit
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Beacon
+import BeaconWire
+
+/// `beacon status`: what a store holds.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show a store's queue depth, dead letters and recent batches.")
+
+    @Option(help: "The store (an SQLite file).")
+    var db: String
+
+    @Flag(help: "Print JSON: depth, bytes, deadLetters, batches, totals.")
+    var json = false
+
+    @Option(help: "How many recent batches to show.")
+    var batches: Int = 10
+
+    func run() async throws {
+        let status: StoreStatus
+        do {
+            status = try await StoreReader(path: db).status(batchLimit: max(0, batches))
+        } catch {
+            throw error.cli
+        }
+        if json {
+            Output.line(Self.json(status).jsonString)
+            return
+        }
+        Output.line("store        \(status.path)")
+        Output.line("depth        \(status.depth) events, \(status.bytes) bytes")
+        if let oldest = status.oldestEvent { Output.line("oldest       \(oldest.iso8601)") }
+        Output.line("dead letters \(status.deadLetterCount)")
+        let totals = status.totals
+        Output.line("lifetime     \(totals.committed) committed, \(totals.delivered) delivered, \(totals.deadLettered) dead-lettered, \(totals.dropped) dropped")
+        if !status.recentBatches.isEmpty {
+            Output.line("")
+            Output.line("batch      events    bytes  duration  try  status  outcome        error")
+            for batch in status.recentBatches {
+                let status = batch.status.map(String.init) ?? "-"
+                Output.line(
+                    "\(pad(batch.id, 9)) \(pad(batch.events, 7)) \(pad(batch.bytes, 8)) \(pad(tenthsOfMilliseconds(batch.duration), 7))ms \(pad(batch.attempt, 4)) \(pad(status, 7))  \(batch.outcome.rawValue.padding(14)) \(batch.error ?? "")")
+            }
+        }
+    }
+
+    static func json(_ status: StoreStatus) -> JSONValue {
+        .object([
+            "path": .string(status.path),
+            "depth": .int(status.depth),
+            "bytes": .int(status.bytes),
+            "deadLetters": .int(status.deadLetterCount),
+            "oldestEvent": status.oldestEvent.map { .string($0.iso8601) } ?? .null,
+            "totals": [
+                "committed": .int(status.totals.committed), "delivered": .int(status.totals.delivered),
+                "deadLettered": .int(status.totals.deadLettered), "dropped": .int(status.totals.dropped),
+            ],
+            "batches": .array(status.recentBatches.map { batch in
+                [
+                    "id": .int(Int(batch.id)), "destination": .string(batch.destination), "startedAt": .string(batch.startedAt.iso8601),
+                    "durationMs": .double(tenthsOfMilliseconds(batch.duration)), "events": .int(batch.events), "bytes": .int(batch.bytes),
+                    "attempt": .int(batch.attempt), "status": batch.status.map { .int($0) } ?? .null,
+                    "outcome": .string(batch.outcome.rawValue), "error": batch.error.map { .string($0) } ?? .null,
+                ]
+            }),
+            "recentDeadLetters": .array(status.recentDeadLetters.map { letter in
+                [
+                    "messageId": .string(letter.event.messageId), "name": .string(letter.event.name),
+                    "reason": .string(letter.reason), "destination": .string(letter.destination),
+                    "status": letter.status.map { .int($0) } ?? .null, "failedAt": .string(letter.failedAt.iso8601),
+                ]
+            }),
+        ])
+    }
+}
+
+func pad(_ value: some CustomStringConvertible, _ width: Int) -> String {
+    let text = value.description
+    return text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+}
+
+extension String {
+    func padding(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}
+
+/// Milliseconds, rounded to a tenth, for the history table and its JSON.
+func tenthsOfMilliseconds(_ duration: Duration) -> Double {
+    (duration.inMillisecondsDouble * 10).rounded() / 10
+}
