@@ -116,8 +116,8 @@ struct HTTPSenderTests {
             let result = try await HTTPSender(endpoint: server.endpoint, writeKey: "k").send(batch)
             #expect(result.status == 400)
             #expect(result.outcome == .rejected([
-                EventRejection(messageId: ids[1], reason: "HTTP 400: properties too large"),
-                EventRejection(messageId: ids[3], reason: "HTTP 400: event name is empty"),
+                EventRejection(index: 1, messageId: ids[1], reason: "HTTP 400: properties too large"),
+                EventRejection(index: 3, messageId: ids[3], reason: "HTTP 400: event name is empty"),
             ]))
         }
     }

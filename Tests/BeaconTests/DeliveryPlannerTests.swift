@@ -1,3 +1,4 @@
+import BeaconWire
 import Beacon
 import Testing
 

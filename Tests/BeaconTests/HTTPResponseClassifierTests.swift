@@ -27,36 +27,36 @@ struct HTTPResponseClassifierTests {
         let body = #"{"error":"invalid_events","message":"2 refused","rejected":["#
             + #"{"index":4,"messageId":"m4","reason":"name is empty"},{"index":0,"messageId":"m0","reason":"too large"}]}"#
         #expect(classify(400, body: body) == .rejected([
-            EventRejection(messageId: "m0", reason: "HTTP 400: too large"),
-            EventRejection(messageId: "m4", reason: "HTTP 400: name is empty"),
+            EventRejection(index: 0, messageId: "m0", reason: "HTTP 400: too large"),
+            EventRejection(index: 4, messageId: "m4", reason: "HTTP 400: name is empty"),
         ]))
     }
 
     @Test("400 entries without a messageId match by index")
     func rejectedByIndex() {
         let body = #"{"rejected":[{"index":2,"reason":"bad timestamp"}]}"#
-        #expect(classify(400, body: body) == .rejected([EventRejection(messageId: "m2", reason: "HTTP 400: bad timestamp")]))
+        #expect(classify(400, body: body) == .rejected([EventRejection(index: 2, messageId: "m2", reason: "HTTP 400: bad timestamp")]))
     }
 
     @Test("a messageId wins over a contradicting index")
     func messageIdWinsOverIndex() {
         let body = #"{"rejected":[{"index":0,"messageId":"m3","reason":"r"}]}"#
-        #expect(classify(400, body: body) == .rejected([EventRejection(messageId: "m3", reason: "HTTP 400: r")]))
+        #expect(classify(400, body: body) == .rejected([EventRejection(index: 3, messageId: "m3", reason: "HTTP 400: r")]))
     }
 
     @Test("an entry without a reason takes the body's message, or a generic one")
     func rejectionReasonFallbacks() {
         #expect(classify(400, body: #"{"message":"invalid batch","rejected":[{"index":1}]}"#)
-            == .rejected([EventRejection(messageId: "m1", reason: "HTTP 400: invalid batch")]))
+            == .rejected([EventRejection(index: 1, messageId: "m1", reason: "HTTP 400: invalid batch")]))
         #expect(classify(400, body: #"{"rejected":[{"messageId":"m1"}]}"#)
-            == .rejected([EventRejection(messageId: "m1", reason: "HTTP 400: refused by the destination")]))
+            == .rejected([EventRejection(index: 1, messageId: "m1", reason: "HTTP 400: refused by the destination")]))
     }
 
     @Test("unknown messageIds, out-of-range indexes and duplicates are ignored")
     func unusableEntriesAreIgnored() {
         let body = #"{"rejected":[{"messageId":"nope","index":1},{"index":5},{"index":-1},"#
             + #"{"messageId":"m2","reason":"first"},{"index":2,"reason":"second"},"oops",{"index":"3"}]}"#
-        #expect(classify(400, body: body) == .rejected([EventRejection(messageId: "m2", reason: "HTTP 400: first")]))
+        #expect(classify(400, body: body) == .rejected([EventRejection(index: 2, messageId: "m2", reason: "HTTP 400: first")]))
     }
 
     @Test("400 without a usable list asks the batcher to split", arguments: [
@@ -70,7 +70,7 @@ struct HTTPResponseClassifierTests {
     @Test("422 reads like 400")
     func unprocessableContent() {
         #expect(classify(422, body: #"{"rejected":[{"index":0,"reason":"r"}]}"#)
-            == .rejected([EventRejection(messageId: "m0", reason: "HTTP 422: r")]))
+            == .rejected([EventRejection(index: 0, messageId: "m0", reason: "HTTP 422: r")]))
         #expect(classify(422) == .rejected([]))
     }
 

@@ -24,7 +24,9 @@ public enum DeliveryPlanner {
             return .retry(after: delay, reason: reason)
         case .rejected(let rejections):
             var reasons: [String: String] = [:]
-            for rejection in rejections { reasons[rejection.messageId] = rejection.reason }
+            for rejection in rejections {
+                if let id = rejection.messageId { reasons[id] = rejection.reason }
+            }
             let named = batch.events.compactMap { event in
                 reasons[event.messageId].map { (event, $0) }
             }

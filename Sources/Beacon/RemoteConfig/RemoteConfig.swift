@@ -23,10 +23,9 @@ public struct RemoteConfig: Sendable, Hashable {
     /// Share of events kept (0...1), by name.
     public var sampling: [String: Double] = [:]
 
-    /// The keys this engine understands; others are ignored.
-    public static let keys: Set<String> = [
-        "batchSize", "flushAt", "flushIntervalSeconds", "maxBatchBytes", "maxEventBytes", "blocklist", "sampling",
-    ]
+    /// The keys this engine understands (the wire contract's ``RemoteConfigKey``); others
+    /// are ignored.
+    public static let keys: Set<String> = RemoteConfigKey.names
 
     /// Creates a configuration.
     public init(

@@ -24,15 +24,7 @@ public struct CollectorError: Error, Sendable, Hashable, CustomStringConvertible
     public var description: String { "\(code): \(message)" }
 
     /// The JSON body of the error response.
-    var jsonBody: [UInt8] {
-        var writer = JSONWriter(capacity: 64 + message.utf8.count)
-        writer.writeRaw(#"{"error":"#.utf8)
-        writer.write(code)
-        writer.writeRaw(#","message":"#.utf8)
-        writer.write(message)
-        writer.writeByte(UInt8(ascii: "}"))
-        return writer.bytes
-    }
+    var jsonBody: [UInt8] { ErrorResponse(error: code, message: message).jsonBytes }
 
     /// Equal when status, code, message and headers are.
     public static func == (lhs: CollectorError, rhs: CollectorError) -> Bool {

@@ -1,3 +1,5 @@
+import BeaconWire
+
 /// Decides whether a parsed ingest body is stored: all of it when every event is valid
 /// and no `messageId` repeats, otherwise none of it, with each offending event listed.
 /// Pure: a parsed body in, a verdict out.

@@ -32,33 +32,16 @@ enum ResponseBuilder {
         return response
     }
 
-    /// The 400 answer to a batch with invalid events: nothing stored, each invalid event listed.
+    /// The 400 answer to a batch with invalid events: nothing stored, the invalid events
+    /// listed (the first ``ErrorResponse/maximumListedRejections``) and counted.
     static func invalidEvents(_ rejections: [EventRejection], total: Int, code: String) -> Response {
         let message =
             rejections.count == 1 && total == 1
             ? "The event is invalid (\(rejections[0].reason)) Nothing was stored."
             : "\(rejections.count) of \(total) events are invalid; nothing was stored. "
                 + "Drop or fix the events listed in \"rejected\" and resend the others."
-        var writer = JSONWriter(capacity: 128 + rejections.count * 160)
-        writer.writeRaw(#"{"error":"#.utf8)
-        writer.write(code)
-        writer.writeRaw(#","message":"#.utf8)
-        writer.write(message)
-        writer.writeRaw(#","rejected":["#.utf8)
-        for (position, rejection) in rejections.enumerated() {
-            if position > 0 { writer.writeByte(UInt8(ascii: ",")) }
-            writer.writeRaw(#"{"index":"#.utf8)
-            writer.write(rejection.index)
-            writer.writeRaw(#","messageId":"#.utf8)
-            if let messageId = rejection.messageId { writer.write(messageId) } else { writer.writeRaw("null".utf8) }
-            writer.writeRaw(#","code":"#.utf8)
-            writer.write(rejection.code)
-            writer.writeRaw(#","reason":"#.utf8)
-            writer.write(rejection.reason)
-            writer.writeByte(UInt8(ascii: "}"))
-        }
-        writer.writeRaw("]}".utf8)
-        return json(writer.bytes, status: 400)
+        let body = ErrorResponse(error: code, message: message, rejected: rejections, rejectedCount: rejections.count)
+        return json(body.jsonBytes, status: 400)
     }
 
     /// The 200 answer to a stored batch.

@@ -17,10 +17,9 @@ import Synchronization
 /// configuration and their dashboards show why an edit has not arrived. The problem is
 /// logged once per change of the file, not on every poll.
 final class ConfigFeed: Sendable {
-    /// Keys engines understand; a full answer lists those the file does not set as deleted.
-    static let knownKeys = [
-        "batchSize", "blocklist", "flushAt", "flushIntervalSeconds", "maxBatchBytes", "maxEventBytes", "sampling",
-    ]
+    /// Keys engines understand (the wire contract's ``RemoteConfigKey``); a full answer
+    /// lists those the file does not set as deleted.
+    static let knownKeys = RemoteConfigKey.allCases.sorted().map(\.rawValue)
     /// Past versions remembered for differences.
     static let historyLimit = 64
 

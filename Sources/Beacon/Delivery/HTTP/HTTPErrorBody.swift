@@ -2,30 +2,21 @@ import BeaconWire
 import Foundation
 
 /// What a destination said in an error response's body: a message and, for a 400 from
-/// Beacon's collector, the events it refused.
-///
-/// The collector's format: `{"error":"invalid_events","message":"...",
-/// "rejected":[{"index":3,"messageId":"...","reason":"..."}]}`. Other servers send
-/// `{"message":...}`, `{"error":...}` or plain text; all are read leniently.
+/// Beacon's collector, the events it refused (the wire contract's ``ErrorResponse``).
+/// Other servers send `{"message":...}`, `{"error":...}` or plain text; all are read
+/// leniently.
 struct HTTPErrorBody: Sendable, Hashable {
-    /// One entry of the `rejected` list, as the server wrote it.
-    struct Rejection: Sendable, Hashable {
-        var index: Int?
-        var messageId: String?
-        var reason: String?
-    }
-
     /// The server's message, cleaned up for one log line, if it gave one.
     var message: String?
     /// The `rejected` list, or `nil` when the body has none.
-    var rejected: [Rejection]?
+    var rejected: [EventRejection]?
 
     /// The longest message kept, in characters.
     static let maximumMessageLength = 200
     /// Bodies larger than this are not parsed (a rejection list for a 500 KB batch is far smaller).
     static let maximumParsedBytes = 4 * 1024 * 1024
 
-    init(message: String? = nil, rejected: [Rejection]? = nil) {
+    init(message: String? = nil, rejected: [EventRejection]? = nil) {
         self.message = message
         self.rejected = rejected
     }
@@ -44,23 +35,16 @@ struct HTTPErrorBody: Sendable, Hashable {
             self.init(message: Self.plainTextMessage(body))
             return
         }
-        guard let object = json.objectValue else {
+        guard let response = ErrorResponse(json: json) else {
             self.init()
             return
         }
-        let message = object["message"]?.stringValue ?? object["error"]?.stringValue
-        let rejected: [Rejection]? = object["rejected"].flatMap { list in
-            guard case .array(let items) = list else { return nil }
-            return items.compactMap { item in
-                guard let entry = item.objectValue else { return nil }
-                return Rejection(
-                    index: entry["index"]?.intValue,
-                    messageId: entry["messageId"]?.stringValue,
-                    reason: entry["reason"]?.stringValue.flatMap(Self.clean)
-                )
-            }
+        let rejected = response.rejected?.map { entry in
+            var entry = entry
+            entry.reason = Self.clean(entry.reason) ?? ""
+            return entry
         }
-        self.init(message: message.flatMap(Self.clean), rejected: rejected)
+        self.init(message: (response.message ?? response.error).flatMap(Self.clean), rejected: rejected)
     }
 
     /// The first line of a short text body, unless it looks like HTML.

@@ -91,7 +91,7 @@ public struct HTTPResponseClassifier: Sendable, Hashable {
         guard let entries = body.rejected, !entries.isEmpty else { return [] }
         var positions: [String: Int] = [:]
         for (position, id) in messageIds.enumerated() where positions[id] == nil { positions[id] = position }
-        var reasons: [Int: String] = [:]
+        var reasons: [Int: (code: String, reason: String)] = [:]
         for entry in entries {
             let position: Int?
             if let id = entry.messageId {
@@ -102,10 +102,12 @@ public struct HTTPResponseClassifier: Sendable, Hashable {
                 position = nil
             }
             guard let position, reasons[position] == nil else { continue }
-            let detail = entry.reason ?? body.message ?? "refused by the destination"
-            reasons[position] = "HTTP \(status): \(detail)"
+            let detail = entry.reason.isEmpty ? body.message ?? "refused by the destination" : entry.reason
+            reasons[position] = (entry.code, "HTTP \(status): \(detail)")
         }
-        return reasons.keys.sorted().map { EventRejection(messageId: messageIds[$0], reason: reasons[$0]!) }
+        return reasons.sorted { $0.key < $1.key }.map { position, named in
+            EventRejection(index: position, messageId: messageIds[position], code: named.code, reason: named.reason)
+        }
     }
 
     /// The value of header `name`, matched case-insensitively.
