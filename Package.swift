@@ -1,9 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Import direction (fixed, see DESIGN.md):
+// Import direction (fixed):
 //   BeaconWire <- Beacon <- BeaconDashboard <- BeaconTerminal <- beacon
 //   BeaconWire <- BeaconCollector <- beacon
+// README.md's "Layout" section says what lives in each folder of Sources/ and Tests/.
 let package = Package(
     name: "Beacon",
     platforms: [.macOS(.v15)],
@@ -63,7 +64,10 @@ let package = Package(
         ),
         .target(name: "BeaconDashboard", dependencies: ["Beacon"]),
         .target(name: "BeaconTerminal", dependencies: ["BeaconDashboard", "CNCurses"]),
-        .target(name: "BeaconTesting", dependencies: ["Beacon"]),
+        .target(
+            name: "BeaconTesting",
+            dependencies: ["Beacon", "BeaconCollector", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "beacon",
             dependencies: [
@@ -80,6 +84,7 @@ let package = Package(
             dependencies: [
                 "Beacon", "BeaconTesting", "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -89,6 +94,13 @@ let package = Package(
             dependencies: [
                 "BeaconCollector", "Beacon", "BeaconDashboard", "BeaconTesting", "CZlib",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
+            name: "BeaconEndToEndTests",
+            dependencies: [
+                "Beacon", "BeaconCollector", "BeaconDashboard", "BeaconTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -1,4 +1,5 @@
 import BeaconCollector
+import BeaconTesting
 import BeaconWire
 import Foundation
 import Hummingbird

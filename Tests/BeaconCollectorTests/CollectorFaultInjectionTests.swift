@@ -1,4 +1,5 @@
 import BeaconCollector
+import BeaconTesting
 import Foundation
 import Hummingbird
 import HummingbirdTesting

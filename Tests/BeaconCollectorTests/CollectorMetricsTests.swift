@@ -1,4 +1,5 @@
 import BeaconCollector
+import BeaconTesting
 import Hummingbird
 import HummingbirdTesting
 import Testing

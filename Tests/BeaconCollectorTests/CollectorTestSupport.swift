@@ -1,4 +1,5 @@
 import BeaconCollector
+import BeaconTesting
 import CZlib
 import Foundation
 import Hummingbird
@@ -6,36 +7,6 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import Testing
-
-/// Runs a collector on 127.0.0.1 and a free port for the duration of `body`, then stops it.
-func withCollector<Value: Sendable>(
-    _ configuration: CollectorConfiguration = CollectorConfiguration(),
-    _ body: @Sendable (Collector, Int) async throws -> Value
-) async throws -> Value {
-    var logger = Logger(label: "beacon.collector.test")
-    logger.logLevel = .critical
-    let collector = try Collector(configuration: configuration, logger: logger)
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask {
-            do {
-                try await collector.run()
-            } catch is CancellationError {
-                // Cancelled at the end of the test: the expected way out.
-            }
-        }
-        let port = try await collector.port
-        let value: Value
-        do {
-            value = try await body(collector, port)
-        } catch {
-            group.cancelAll()
-            throw error
-        }
-        group.cancelAll()
-        try await group.waitForAll()
-        return value
-    }
-}
 
 /// A decoded HTTP answer.
 struct Answer: Sendable {

@@ -1,5 +1,6 @@
 import Beacon
 import BeaconCollector
+import BeaconTesting
 import BeaconWire
 import Foundation
 import GRDB

@@ -18,6 +18,7 @@ struct SyncImporterTests {
 
     static func asset(_ name: String) throws -> [UInt8] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         return Array(try Data(contentsOf: root.appendingPathComponent("Assets/\(name)")))
     }
 
