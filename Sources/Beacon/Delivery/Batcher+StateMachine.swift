@@ -1,0 +1,373 @@
+/// What a ``Batcher`` is doing and what it does next: a pure value with inputs in and
+/// actions out (``Action``), which the actor executes. No clock inside: callers pass the
+/// instants; no I/O: reads, sends, settles, timers and reports are the actor's.
+///
+/// | state | meaning |
+/// |---|---|
+/// | `idle(after:)` | waiting for the flush policy; a drain starts after `after` (or from the head) |
+/// | `draining(next)` | between two batches of a drain: the next comes from the head, after a sequence, or was read ahead |
+/// | `reading(resumeAfter:fromHead:)` | reading the next batch from the queue |
+/// | `batch(through:)` | a batch in hand, being sent (or all filtered out) |
+/// | `backingOff(until:)` | a send or a read failed: the drain goes on from the head at `until` |
+/// | `paused(reason:)` | credentials refused: the drain goes on from the head when resumed |
+/// | `offline(then:)` | sending is switched off; coming back online always drains |
+///
+/// Beside the state it keeps the flush scheduler, the consecutive failures, the last
+/// error, the split limit, whether a settle failed, and whether the batcher shuts down.
+/// An input a state does not expect (none does in the actor's order) is ignored: the
+/// state stays and the action is ``Action/none``.
+struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Duration == Duration {
+    /// The state proper.
+    enum State {
+        case idle(after: Int64?)
+        case draining(Next)
+        case reading(resumeAfter: Int64?, fromHead: Bool)
+        case batch(through: Int64)
+        case backingOff(until: Instant)
+        case paused(reason: String)
+        case offline(then: Suspension?)
+    }
+
+    /// Where the next batch of a drain comes from.
+    enum Next {
+        /// From the queue's head, once the settles under way have landed.
+        case head
+        /// From after this sequence (the last batch done with; its settle may be under way).
+        case after(Int64)
+        /// This batch, read and prepared while the one before it was sent; `through` is its last sequence.
+        case readAhead(Batch, through: Int64)
+    }
+
+    /// What still holds once the batcher is back online.
+    enum Suspension: Sendable, Hashable {
+        case backingOff(until: Instant)
+        case paused(reason: String)
+    }
+
+    /// Where a read from the queue starts.
+    enum ReadStart: Sendable, Hashable {
+        /// From the head: wait for the settles under way first, or their events come again.
+        case head
+        /// After this sequence, without waiting.
+        case after(Int64)
+
+        /// The `after` argument of ``EventQueue/peek(for:after:limit:maxBytes:)``.
+        var sequence: Int64? {
+            if case .after(let sequence) = self { return sequence }
+            return nil
+        }
+    }
+
+    /// The destination's state as the observer sees it, derived from ``state``.
+    enum Reported: Sendable, Hashable {
+        case idle
+        case backingOff(until: Instant)
+        case paused(reason: String)
+        case offline
+    }
+
+    /// The batch read ahead while a batch was sent.
+    struct ReadAhead {
+        /// The batch.
+        var batch: Batch
+        /// Its last sequence.
+        var through: Int64
+    }
+
+    private(set) var state: State
+    /// When drains start; the machine asks it while idle.
+    private(set) var scheduler: FlushScheduler<Instant>
+    /// Consecutive failed attempts of the batch at the head.
+    private(set) var failures = 0
+    /// The last send error, cleared by a delivery.
+    private(set) var lastError: String?
+    /// Batches hold at most this many events until deliveries double it back to the batch size.
+    private(set) var splitLimit: Int?
+    /// A settle failed: its events are still queued, so the next read that is not a
+    /// read-ahead starts from the head and sends them again (the collector dedups).
+    private(set) var settleFailed = false
+    /// The run loop stops at its next wake; the final flush follows.
+    private(set) var isShuttingDown = false
+    private let retryPolicy: RetryPolicy
+
+    /// A machine as a batcher starts: idle, or offline when `isOffline`.
+    init(policy: FlushPolicy, isOffline: Bool, retryPolicy: RetryPolicy, now: Instant) {
+        self.init(state: isOffline ? .offline(then: nil) : .idle(after: nil), scheduler: FlushScheduler(policy: policy, now: now), retryPolicy: retryPolicy)
+    }
+
+    /// A machine in any state, for tests.
+    init(state: State, scheduler: FlushScheduler<Instant>, retryPolicy: RetryPolicy, failures: Int = 0, splitLimit: Int? = nil) {
+        self.state = state
+        self.scheduler = scheduler
+        self.retryPolicy = retryPolicy
+        self.failures = failures
+        self.splitLimit = splitLimit
+    }
+
+    // MARK: Queries
+
+    /// Whether a drain goes on (no backoff, pause, or end in between).
+    var isDraining: Bool {
+        switch state {
+        case .draining, .reading, .batch: return true
+        case .idle, .backingOff, .paused, .offline: return false
+        }
+    }
+
+    /// Whether a batch was read ahead and waits to be sent.
+    var hasReadAhead: Bool {
+        if case .draining(.readAhead) = state { return true }
+        return false
+    }
+
+    /// What to report for the destination: offline first, then paused, then backing off.
+    var reported: Reported {
+        switch state {
+        case .offline: return .offline
+        case .paused(let reason): return .paused(reason: reason)
+        case .backingOff(let until): return .backingOff(until: until)
+        case .idle, .draining, .reading, .batch: return .idle
+        }
+    }
+}
+
+extension BatcherStateMachine.State: Equatable where Batch: Equatable {}
+extension BatcherStateMachine.Next: Equatable where Batch: Equatable {}
+
+extension BatcherStateMachine {
+    // MARK: Run loop
+
+    /// The run loop looks: after a commit, a timer, a command or a settings change.
+    /// `wentOffline`: the settings went offline since the last look, even if they are
+    /// back online already (coming back online always drains).
+    mutating func wake(now: Instant, settings: EngineSettings, wentOffline: Bool) -> Action {
+        switch state {
+        case .reading, .batch: return .none
+        case .idle, .draining, .backingOff, .paused, .offline: break
+        }
+        if settings.policy != scheduler.policy { scheduler.setPolicy(settings.policy, now: now) }
+        if settings.isOffline { return goOffline() }
+        var backOnline = wentOffline
+        switch state {
+        case .offline(let then):
+            backOnline = true
+            switch then {
+            case .backingOff(let until): state = .backingOff(until: until)
+            case .paused(let reason): state = .paused(reason: reason)
+            case nil: state = .draining(.head)
+            }
+        case .idle(let after) where wentOffline:
+            state = .draining(after.map(Next.after) ?? .head)
+        case .idle, .draining, .backingOff, .paused, .reading, .batch:
+            break
+        }
+        // Back online, the destination is reported as it is before an expired backoff ends.
+        let reporting = backOnline ? reported : nil
+        switch state {
+        case .paused:
+            return backOnline ? .reportDestination : .none
+        case .backingOff(let until):
+            if now < until { return .armTimer(until, reporting: reporting) }
+            state = .draining(.head)
+            return .drain(reporting: reporting)
+        case .idle:
+            return .evaluatePolicy
+        case .draining:
+            return .drain(reporting: reporting)
+        case .reading, .batch, .offline:
+            return .none
+        }
+    }
+
+    private mutating func goOffline() -> Action {
+        switch state {
+        case .offline:
+            return .cancelTimer
+        case .idle(let after):
+            state = .offline(then: nil)
+            return .goOffline(dropReadAhead: after != nil)
+        case .draining(let next):
+            state = .offline(then: nil)
+            if case .head = next { return .goOffline(dropReadAhead: false) }
+            return .goOffline(dropReadAhead: true)
+        case .backingOff(let until):
+            state = .offline(then: .backingOff(until: until))
+            return .goOffline(dropReadAhead: false)
+        case .paused(let reason):
+            state = .offline(then: .paused(reason: reason))
+            return .goOffline(dropReadAhead: false)
+        case .reading, .batch:
+            return .none
+        }
+    }
+
+    /// Idle and online: whether the flush policy starts a drain with `depth` events pending.
+    mutating func evaluatePolicy(depth: Int, now: Instant) -> Action {
+        guard case .idle(let after) = state else { return .none }
+        switch scheduler.evaluate(depth: depth, now: now) {
+        case .idle:
+            return .cancelTimer
+        case .wait(let deadline):
+            return .armTimer(deadline, reporting: nil)
+        case .flush(let reason):
+            state = .draining(after.map(Next.after) ?? .head)
+            return .startDrain(reason)
+        }
+    }
+
+    // MARK: Commands
+
+    /// A flush was asked for: the next evaluation starts a drain, whatever the policy.
+    mutating func requestFlush() -> Action {
+        scheduler.requestFlush()
+        return .none
+    }
+
+    /// Resumes a paused destination, or cuts a backoff short: the drain goes on from the head.
+    mutating func resume() -> Action {
+        switch state {
+        case .paused, .backingOff: state = .draining(.head)
+        case .offline: state = .offline(then: nil)
+        case .idle, .draining, .reading, .batch: break
+        }
+        return .reportDestination
+    }
+
+    /// A settle failed: its events are still queued.
+    mutating func settleDidFail() -> Action {
+        settleFailed = true
+        return .none
+    }
+
+    /// Graceful shutdown: the run loop stops at its next wake.
+    mutating func shutdown() -> Action {
+        isShuttingDown = true
+        return .finishWakes
+    }
+
+    /// The run loop stopped: drain what is queued, unless offline or paused. A backoff
+    /// under way is cut short.
+    mutating func finalFlush(isOffline: Bool) -> Action {
+        if isOffline { return .none }
+        switch state {
+        case .paused, .offline(then: .paused):
+            return .none
+        case .idle(let after):
+            state = .draining(after.map(Next.after) ?? .head)
+        case .backingOff, .offline:
+            state = .draining(.head)
+        case .draining, .reading, .batch:
+            break
+        }
+        return .finalDrain
+    }
+}
+
+extension BatcherStateMachine {
+    /// Draining: what to send next, batches of at most `batchSize` events (less after a split).
+    mutating func nextBatch(batchSize: Int) -> Action {
+        guard case .draining(let next) = state else { return .none }
+        let limit = min(batchSize, splitLimit ?? .max)
+        switch next {
+        case .readAhead(let batch, let through):
+            state = .batch(through: through)
+            return .send(batch, limit: limit)
+        case .after(let after) where !settleFailed:
+            state = .reading(resumeAfter: after, fromHead: false)
+            return .read(.after(after), limit: limit, attempt: failures + 1)
+        case .after(let after):
+            state = .reading(resumeAfter: after, fromHead: true)
+            return .read(.head, limit: limit, attempt: failures + 1)
+        case .head:
+            state = .reading(resumeAfter: nil, fromHead: true)
+            return .read(.head, limit: limit, attempt: failures + 1)
+        }
+    }
+
+    /// The read failed: back off (`random` is a draw in `0..<1` for the jitter).
+    mutating func readFailed(now: Instant, random: Double) -> Action {
+        guard case .reading(_, let fromHead) = state else { return .none }
+        if fromHead { settleFailed = false }
+        failures += 1
+        let until = now.advanced(by: retryPolicy.delay(afterFailures: failures, retryAfter: nil, random: random))
+        state = .backingOff(until: until)
+        return .armTimer(until, reporting: nil)
+    }
+
+    /// The read found nothing: the drain ends.
+    mutating func readFoundNothing() -> Action {
+        guard case .reading(let resumeAfter, let fromHead) = state else { return .none }
+        if fromHead { settleFailed = false }
+        state = .idle(after: resumeAfter)
+        return .finishDrain
+    }
+
+    /// The read found a batch whose last sequence is `through`.
+    mutating func batchRead(through: Int64) -> Action {
+        guard case .reading(_, let fromHead) = state else { return .none }
+        if fromHead { settleFailed = false }
+        state = .batch(through: through)
+        return .none
+    }
+
+    /// The destination's enrichment filtered out every event of the batch: nothing to
+    /// send, the drain goes on after it.
+    mutating func batchFilteredOut() -> Action {
+        guard case .batch(let through) = state else { return .none }
+        state = .draining(.after(through))
+        return .settle
+    }
+
+    /// The send of `sent` events ended with `decision`; `readAhead` is the batch read
+    /// meanwhile, if any. A delivery (or every event dead-lettered) goes on after the
+    /// batch, with the batch read ahead; anything else drops it and goes on from the head.
+    mutating func sendFinished(
+        _ decision: DeliveryDecision, sent: Int, readAhead: ReadAhead?, now: Instant, batchSize: Int
+    ) -> Action {
+        guard case .batch(let through) = state else { return .none }
+        let after: Next = readAhead.map { .readAhead($0.batch, through: $0.through) } ?? .after(through)
+        switch decision {
+        case .delivered:
+            failures = 0
+            lastError = nil
+            if let limit = splitLimit {
+                let grown = limit * 2
+                splitLimit = grown >= batchSize ? nil : grown
+            }
+            state = .draining(after)
+            return .settleThenReport(keepingLeases: true)
+        case .retry(let delay, let reason):
+            failures += 1
+            lastError = reason
+            state = .backingOff(until: now.advanced(by: delay))
+            return .settleThenReport(keepingLeases: false)
+        case .deadLetter(let rejected):
+            failures = 0
+            let all = rejected.count == sent
+            state = .draining(all ? after : .head)
+            return .settleThenReport(keepingLeases: all)
+        case .split(let limit):
+            splitLimit = limit
+            state = .draining(.head)
+            return .settleThenReport(keepingLeases: false)
+        case .pause(let reason):
+            lastError = reason
+            state = .paused(reason: reason)
+            return .settleThenReport(keepingLeases: false)
+        }
+    }
+
+    /// The batch's settle is scheduled (and, unless the leases were kept, has landed):
+    /// report, and when backing off, wake at its end.
+    func settleScheduled() -> Action {
+        if case .backingOff(let until) = state { return .armTimer(until, reporting: .backingOff(until: until)) }
+        return .reportDestination
+    }
+
+    /// The drain that found nothing more is over; its settles have landed.
+    mutating func drainFinished(now: Instant) -> Action {
+        guard case .idle = state else { return .none }
+        scheduler.didFlush(now: now)
+        return .reportDestination
+    }
+}
