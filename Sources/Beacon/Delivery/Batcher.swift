@@ -32,31 +32,17 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
 
     private let wakes: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
-    private var scheduler: FlushScheduler<C.Instant>
+    private typealias StateMachine = BatcherStateMachine<C.Instant, NextBatch>
+    /// Draining, backing off, paused or offline; where the next batch starts, the batch
+    /// read ahead, the split limit, the failures: every decision is the machine's.
+    private var machine: StateMachine
     private var timer: Task<Void, Never>?
     private var timerDeadline: C.Instant?
-    private var draining = false
-    private var failures = 0
-    private var backoffUntil: C.Instant?
-    private var pausedReason: String?
-    private var splitLimit: Int?
-    private var wasOffline: Bool
     /// Set by every switch to offline, even one undone before the loop looked: coming
     /// back online always drains the backlog.
     private let wentOffline = Flag()
-    private var shuttingDown = false
-    private var lastError: String?
-    /// The batch after the one in flight, read and prepared while it was sent.
-    private var readAhead: NextBatch?
     /// The settle of the last delivered batch, running while the next one is sent.
     private var settling: Task<Void, Never>?
-    /// Where the next batch starts when none was read ahead: after the last batch sent and
-    /// done with (delivered, or all filtered out or dead-lettered), whose settle may still
-    /// be under way. `nil`: from the queue's head, once the settles under way have landed.
-    private var resumeAfter: Int64?
-    /// Set when a settle fails: its events are still queued, so the next read that is not
-    /// a read-ahead starts from the head and sends them again (the collector dedups).
-    private var settleFailed = false
 
     public init(
         queue: any EventQueue, destination: Destination, settings: SettingsStore, retryPolicy: RetryPolicy = RetryPolicy(),
@@ -74,8 +60,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         self.logger = logger
         self.random = random
         let current = settings.current
-        self.scheduler = FlushScheduler(policy: current.policy, now: clock.now)
-        self.wasOffline = current.isOffline
+        self.machine = StateMachine(policy: current.policy, isOffline: current.isOffline, retryPolicy: retryPolicy, now: clock.now)
         (wakes, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let wake = wakeContinuation
         queue.addListener { event in
@@ -92,15 +77,13 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
 
     /// Drains the queue now, whatever the policy (unless offline or paused).
     public func flush() {
-        scheduler.requestFlush()
+        _ = machine.requestFlush()
         wakeContinuation.yield()
     }
 
     /// Resumes a destination paused by refused credentials, and retries at once.
     public func resume() {
-        pausedReason = nil
-        backoffUntil = nil
-        reportDestination()
+        if case .reportDestination = machine.resume() { reportDestination() }
         wakeContinuation.yield()
     }
 
@@ -121,7 +104,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         reportDestination()
         await withGracefulShutdownHandler {
             for await _ in wakes {
-                if shuttingDown || Task.isCancelled { break }
+                if machine.isShuttingDown || Task.isCancelled { break }
                 await process()
             }
         } onGracefulShutdown: {
@@ -133,8 +116,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
 
     /// Stops the run loop after a final drain (what graceful shutdown does).
     public func beginShutdown() {
-        shuttingDown = true
-        wakeContinuation.finish()
+        if case .finishWakes = machine.shutdown() { wakeContinuation.finish() }
     }
 
     // MARK: Loop
@@ -148,85 +130,80 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
                 timer = nil
                 timerDeadline = nil
             }
-            if current.policy != scheduler.policy { scheduler.setPolicy(current.policy, now: now) }
-            if current.isOffline {
-                if !wasOffline { wasOffline = true; reportDestination() }
-                cancelTimer()
-                await dropReadAhead()
-                return
+            let wentOffline = !current.isOffline && self.wentOffline.lower()
+            var action = machine.wake(now: now, settings: current, wentOffline: wentOffline)
+            var depth = 0
+            if case .evaluatePolicy = action {
+                depth = pending
+                action = machine.evaluatePolicy(depth: depth, now: now)
             }
-            if wentOffline.lower() { wasOffline = true }
-            if wasOffline {
-                // Back online: drain the backlog whatever the policy.
-                wasOffline = false
-                draining = true
+            switch action {
+            case .goOffline(let dropReadAhead):
                 reportDestination()
-            }
-            if pausedReason != nil { return }
-            if let until = backoffUntil {
-                if now < until {
-                    armTimer(until)
-                    return
-                }
-                backoffUntil = nil
-            }
-            let depth = pending
-            if !draining {
-                switch scheduler.evaluate(depth: depth, now: now) {
-                case .idle:
-                    cancelTimer()
-                    return
-                case .wait(let deadline):
-                    armTimer(deadline)
-                    return
-                case .flush(let reason):
-                    logger.debug("flush", metadata: ["reason": "\(reason.rawValue)", "depth": "\(depth)"])
-                    draining = true
-                }
+                cancelTimer()
+                if dropReadAhead { await self.dropReadAhead() }
+                return
+            case .cancelTimer:
+                cancelTimer()
+                return
+            case .armTimer(let deadline, let reporting):
+                if let reporting { reportDestination(reporting) }
+                armTimer(deadline)
+                return
+            case .reportDestination:
+                reportDestination()
+                return
+            case .drain(let reporting):
+                if let reporting { reportDestination(reporting) }
+            case .startDrain(let reason):
+                logger.debug("flush", metadata: ["reason": "\(reason.rawValue)", "depth": "\(depth)"])
+            case .none, .evaluatePolicy, .read, .send, .finishDrain, .settle, .settleThenReport, .finishWakes, .finalDrain:
+                return
             }
             guard await sendOne(settings: current) else {
                 await finishSettling()
-                draining = false
-                scheduler.didFlush(now: clock.now)
-                reportDestination()
+                if case .reportDestination = machine.drainFinished(now: clock.now) { reportDestination() }
                 return
             }
-            if backoffUntil != nil || pausedReason != nil { return }
+            if !machine.isDraining { return }
         }
     }
 
     /// Events this destination is not done with.
     private var pending: Int { queue.depth.pending(for: destination.name) }
 
-    /// Sends the next batch. Returns `false` when there was nothing to send.
+    /// Sends the next batch. Returns `false` when there was nothing to send (the drain is
+    /// over once the settles under way have landed).
     private func sendOne(settings: EngineSettings) async -> Bool {
-        let limit = min(settings.batchSize, splitLimit ?? .max)
         let next: NextBatch
-        if let ahead = readAhead {
+        let limit: Int
+        switch machine.nextBatch(batchSize: settings.batchSize) {
+        case .send(let ahead, let aheadLimit):
             next = ahead
-        } else {
-            let after = settleFailed ? nil : resumeAfter
-            if after == nil {
-                // From the head: the settles under way must land first, or their events come again.
-                await finishSettling()
-                settleFailed = false
-            }
+            limit = aheadLimit
+        case .read(let start, let readLimit, let attempt):
+            limit = readLimit
+            // From the head: the settles under way must land first, or their events come again.
+            if case .head = start { await finishSettling() }
             let events: [QueuedEvent]
             do {
-                events = try await queue.peek(for: destination.name, after: after, limit: limit, maxBytes: settings.maxBatchBytes)
+                events = try await queue.peek(for: destination.name, after: start.sequence, limit: limit, maxBytes: settings.maxBatchBytes)
             } catch {
                 logger.error("cannot read the queue", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
                 observer?.report(.problem("cannot read the queue: \(error)"))
-                resumeAfter = nil
-                failures += 1
-                backoffUntil = clock.now.advanced(by: retryPolicy.delay(afterFailures: failures, retryAfter: nil, random: random()))
-                armTimer(backoffUntil!)
+                if case .armTimer(let until, _) = machine.readFailed(now: clock.now, random: random()) { armTimer(until) }
                 return true
             }
-            guard let batch = makeBatch(events, attempt: failures + 1, prepare: false) else { return false }
+            guard let batch = makeBatch(events, attempt: attempt, prepare: false) else {
+                _ = machine.readFoundNothing()  // `.finishDrain`: the caller ends the drain
+                return false
+            }
+            _ = machine.batchRead(through: batch.last)
             next = batch
+        case .none, .cancelTimer, .armTimer, .reportDestination, .goOffline, .evaluatePolicy, .drain, .startDrain, .finishDrain,
+            .settle, .settleThenReport, .finishWakes, .finalDrain:
+            return false
         }
-        readAhead = nil
         let events = next.events
         let outgoing = next.batch.events
         let filtered = next.filtered
@@ -240,7 +217,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         guard !outgoing.isEmpty else {
             record.outcome = .filtered
             record.error = "all \(events.count) events filtered out by the destination's enrichment"
-            resumeAfter = last
+            _ = machine.batchFilteredOut()  // `.settle`, keeping the leases: the drain goes on after it
             schedule(BatchSettlement(record: record, filtered: filtered, through: last), continuing: true)
             return true
         }
@@ -254,27 +231,15 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         let result = await sent
         record.duration = start.duration(to: clock.now)
         record.status = result.status
-        let decision = DeliveryPlanner.decide(result, batch: batch, failures: failures, retryPolicy: retryPolicy, random: random())
+        let decision = DeliveryPlanner.decide(result, batch: batch, failures: machine.failures, retryPolicy: retryPolicy, random: random())
 
         var settlement = BatchSettlement(record: record, filtered: filtered, through: last)
-        resumeAfter = nil
         switch decision {
         case .delivered:
             settlement.delivered = outgoing.map(\.sequence)
-            failures = 0
-            lastError = nil
-            if let limit = splitLimit {
-                let grown = limit * 2
-                splitLimit = grown >= settings.batchSize ? nil : grown
-            }
-            readAhead = ahead
-            resumeAfter = last
         case .retry(let delay, let reason):
             record.outcome = .retry
             record.error = reason
-            failures += 1
-            lastError = reason
-            backoffUntil = clock.now.advanced(by: delay)
             logger.warning("send failed; retrying", metadata: [
                 "batch_id": "\(batch.id)", "destination": "\(destination.name)", "error": "\(reason)",
                 "retry_in": "\(delay)", "attempt": "\(batch.attempt)",
@@ -282,39 +247,38 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         case .deadLetter(let rejected):
             record.outcome = .deadLettered
             record.error = rejected.count == 1 ? rejected[0].reason : "\(rejected.count) events refused: \(rejected[0].reason)"
-            failures = 0
             let now = Timestamp.now()
             settlement.deadLetters = rejected.map {
                 DeadLetter(event: $0.event, reason: $0.reason, destination: destination.name, status: result.status, failedAt: now)
-            }
-            if rejected.count == outgoing.count {
-                readAhead = ahead
-                resumeAfter = last
             }
             logger.error("events refused for good; dead-lettered", metadata: [
                 "batch_id": "\(batch.id)", "destination": "\(destination.name)", "events": "\(rejected.count)",
                 "reason": "\(rejected[0].reason)",
             ])
-        case .split(let newLimit):
+        case .split:
             record.outcome = .split
             record.error = result.status == 413 ? "too large (413): splitting" : "refused (400): splitting to isolate"
-            splitLimit = newLimit
         case .pause(let reason):
             record.outcome = .paused
             record.error = reason
-            pausedReason = reason
-            lastError = reason
             logger.error("destination refused the credentials; paused", metadata: [
                 "destination": "\(destination.name)", "error": "\(reason)",
             ])
         }
         settlement.record = record
+        let readAhead = ahead.map { StateMachine.ReadAhead(batch: $0, through: $0.last) }
+        let action = machine.sendFinished(decision, sent: outgoing.count, readAhead: readAhead, now: clock.now, batchSize: settings.batchSize)
+        guard case .settleThenReport(let keepingLeases) = action else { return true }
         // Going on after this batch keeps the leases; reading from the head again releases them.
-        let kept = resumeAfter != nil
-        schedule(settlement, continuing: kept)
-        if !kept { await finishSettling() }
-        reportDestination()
-        if let until = backoffUntil { armTimer(until) }
+        schedule(settlement, continuing: keepingLeases)
+        if !keepingLeases { await finishSettling() }
+        switch machine.settleScheduled() {
+        case .armTimer(let until, let reporting):
+            reportDestination(reporting)
+            armTimer(until)
+        default:
+            reportDestination()
+        }
         return true
     }
 
@@ -383,12 +347,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         }
     }
 
-    /// Forgets the batch read ahead (its `sentAt` would go stale while sending waits) and
-    /// where the drain was: the next batch is read from the head.
+    /// Lets go of the batch read ahead (its `sentAt` would go stale while sending waits) and
+    /// of where the drain was, which the machine forgot: the next batch is read from the head.
     private func dropReadAhead() async {
-        guard readAhead != nil || resumeAfter != nil else { return }
-        readAhead = nil
-        resumeAfter = nil
         await finishSettling()
         queue.releaseLeases(for: destination.name)
     }
@@ -407,7 +368,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         } catch {
             // The send happened but its result is not stored: the events stay queued and
             // go again from the head; the collector's dedup by messageId makes that harmless.
-            settleFailed = true
+            _ = machine.settleDidFail()
             logger.error("cannot settle batch", metadata: ["batch_id": "\(settlement.record.id)", "error": "\(error)"])
             observer?.report(.problem("cannot settle batch \(settlement.record.id): \(error)"))
         }
@@ -422,9 +383,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// when the run was cancelled rather than shut down gracefully.
     private func finalFlush() async {
         let current = settings.current
-        guard !Task.isCancelled, !current.isOffline, pausedReason == nil else { return }
+        guard !Task.isCancelled, case .finalDrain = machine.finalFlush(isOffline: current.isOffline) else { return }
         let deadline = clock.now.advanced(by: finalFlushTimeout)
-        backoffUntil = nil
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await self.queue.waitForPendingWrites()
@@ -447,7 +407,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     }
 
     private func drainUntilEmpty(settings: EngineSettings) async {
-        while !Task.isCancelled, pending > 0 || readAhead != nil, backoffUntil == nil, pausedReason == nil {
+        while !Task.isCancelled, pending > 0 || machine.hasReadAhead, machine.isDraining {
             guard await sendOne(settings: settings) else { break }
         }
         await finishSettling()
@@ -476,22 +436,24 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         timerDeadline = nil
     }
 
-    private func reportDestination() {
+    /// Reports the destination as the machine has it (or as `reported`, what it had just before).
+    private func reportDestination(_ reported: StateMachine.Reported? = nil) {
         guard let observer else { return }
         let state: DestinationStatus.State
-        if settings.current.isOffline {
+        switch reported ?? machine.reported {
+        case .offline:
             state = .offline
-        } else if let reason = pausedReason {
+        case .paused(let reason):
             state = .paused(reason: reason)
-        } else if let until = backoffUntil {
+        case .backingOff(let until):
             let wait = clock.now.duration(to: until)
             state = .backingOff(until: Timestamp(millisecondsSince1970: Timestamp.now().millisecondsSince1970 + wait.inMilliseconds))
-        } else {
+        case .idle:
             state = .idle
         }
         observer.report(.destination(DestinationStatus(
             name: destination.name, endpoint: destination.sender.endpointDescription, depth: pending,
-            state: state, consecutiveFailures: failures, lastError: lastError)))
+            state: state, consecutiveFailures: machine.failures, lastError: machine.lastError)))
     }
 }
 
