@@ -371,3 +371,7 @@ extension BatcherStateMachine {
         return .reportDestination
     }
 }
+
+extension BatcherStateMachine.State: Sendable where Batch: Sendable {}
+extension BatcherStateMachine.Next: Sendable where Batch: Sendable {}
+extension BatcherStateMachine.ReadAhead: Sendable where Batch: Sendable {}

@@ -39,3 +39,4 @@ extension BatcherStateMachine {
 }
 
 extension BatcherStateMachine.Action: Equatable where Batch: Equatable {}
+extension BatcherStateMachine.Action: Sendable where Batch: Sendable {}
