@@ -56,19 +56,28 @@ struct DemoRemoteConfigTmuxTests {
         #expect(secondToken != firstToken)
         #expect(Self.configLine(second)?.contains("config \(secondToken)") == true, "\(second)")
 
+        // A value engines would refuse: the collector refuses the file and keeps serving
+        // the last good version, with a warning the header shows.
+        try Self.write(#"{"settings": {"batchSize": 0}}"#, to: config)
+        let refused = try await tmux.waitForScreen("the feed's warning about the refused value", timeout: .seconds(20)) { screen in
+            Self.configLine(screen)?.contains("feed warning") ?? false
+        }
+        #expect(DashboardText.header(refused).contains("batch 25"), "the last good settings stay: \(refused)")
+        #expect(try Self.storedToken(store) == secondToken)
+
+        try Self.write(#"{"settings": {"batchSize": 26}}"#, to: config)
+        _ = try await tmux.waitForScreen("the fixed file applied and the warning gone", timeout: .seconds(20)) { screen in
+            DashboardText.header(screen).contains("batch 26") && !(Self.configLine(screen)?.contains("feed warning") ?? true)
+        }
+        let thirdToken = try #require(try Self.storedToken(store))
+
+        // Not JSON at all: the same, the last good settings stay.
         try Self.write(#"{"settings": {"batchSize": "#, to: config)
         let broken = try await tmux.waitForScreen("the feed's warning about the broken file", timeout: .seconds(20)) { screen in
             Self.configLine(screen)?.contains("feed warning") ?? false
         }
-        #expect(DashboardText.header(broken).contains("batch 25"), "the last good settings stay: \(broken)")
-        #expect(Self.configLine(broken)?.contains("config \(secondToken)") == true, "\(broken)")
-
-        try Self.write(#"{"settings": {"batchSize": 0}}"#, to: config)
-        let refused = try await tmux.waitForScreen("the failed poll's marker", timeout: .seconds(20)) { screen in
-            Self.configLine(screen)?.contains("failed") ?? false
-        }
-        #expect(DashboardText.header(refused).contains("batch 25"), "the last good settings stay: \(refused)")
-        #expect(try Self.storedToken(store) == secondToken)
+        #expect(DashboardText.header(broken).contains("batch 26"), "the last good settings stay: \(broken)")
+        #expect(Self.configLine(broken)?.contains("config \(thirdToken)") == true, "\(broken)")
 
         try tmux.press("q")
         #expect(try await tmux.waitForExit() == 0)

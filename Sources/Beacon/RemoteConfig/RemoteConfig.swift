@@ -41,53 +41,47 @@ public struct RemoteConfig: Sendable, Hashable {
         self.sampling = sampling
     }
 
-    /// Checks a `settings` object; a wrong type or range names the key.
+    /// Checks a `settings` object against the wire contract's ranges
+    /// (``RemoteConfigKey/check(settings:)``); a wrong type or range names the key, and
+    /// nothing is taken.
     public init(settings: [String: JSONValue]) throws(SyncError) {
-        batchSize = try Self.integer(settings, "batchSize", atLeast: 1)
-        flushAt = try Self.integer(settings, "flushAt", atLeast: 1)
-        maxBatchBytes = try Self.integer(settings, "maxBatchBytes", atLeast: 1024)
-        maxEventBytes = try Self.integer(settings, "maxEventBytes", atLeast: 1)
-        switch settings["flushIntervalSeconds"] {
-        case nil, .null?: break
-        case let value?:
-            guard let seconds = value.doubleValue, seconds > 0, seconds.isFinite else {
-                throw .wrongType(path: "settings.flushIntervalSeconds", expected: "a number of seconds above 0", found: value.shortText)
-            }
-            flushIntervalSeconds = seconds
+        do {
+            try RemoteConfigKey.check(settings: settings)
+        } catch {
+            throw .wrongType(path: "settings.\(error.path)", expected: error.expected, found: error.found)
         }
-        switch settings["blocklist"] {
-        case nil, .null?: break
-        case .array(let names)?:
-            for (index, name) in names.enumerated() {
-                guard case .string(let text) = name else {
-                    throw .wrongType(path: "settings.blocklist[\(index)]", expected: "an event name (string)", found: name.typeName)
-                }
-                blocklist.insert(text)
-            }
-        case let other?: throw .wrongType(path: "settings.blocklist", expected: "an array of event names", found: other.typeName)
+        // Checked above: every value present is of its key's type and range.
+        batchSize = settings[RemoteConfigKey.batchSize.rawValue]?.intValue
+        flushAt = settings[RemoteConfigKey.flushAt.rawValue]?.intValue
+        flushIntervalSeconds = settings[RemoteConfigKey.flushIntervalSeconds.rawValue]?.doubleValue
+        maxBatchBytes = settings[RemoteConfigKey.maxBatchBytes.rawValue]?.intValue
+        maxEventBytes = settings[RemoteConfigKey.maxEventBytes.rawValue]?.intValue
+        if case .array(let names)? = settings[RemoteConfigKey.blocklist.rawValue] {
+            blocklist = Set(names.compactMap(\.stringValue))
         }
-        switch settings["sampling"] {
-        case nil, .null?: break
-        case .object(let rates)?:
-            for (name, rate) in rates {
-                guard let share = rate.doubleValue, (0...1).contains(share) else {
-                    throw .wrongType(path: "settings.sampling.\(name)", expected: "a share from 0 to 1", found: rate.shortText)
-                }
-                sampling[name] = share
-            }
-        case let other?: throw .wrongType(path: "settings.sampling", expected: "an object of event name → share", found: other.typeName)
+        if case .object(let shares)? = settings[RemoteConfigKey.sampling.rawValue] {
+            sampling = shares.compactMapValues(\.doubleValue)
         }
     }
 
-    private static func integer(_ settings: [String: JSONValue], _ key: String, atLeast minimum: Int) throws(SyncError) -> Int? {
-        switch settings[key] {
-        case nil, .null?: return nil
-        case let value?:
-            guard let number = value.intValue, number >= minimum else {
-                throw .wrongType(path: "settings.\(key)", expected: "an integer of at least \(minimum)", found: value.shortText)
+    /// The keys of `settings` whose values pass their check, and the problems of the
+    /// others: a store written by an older version may hold values this one refuses.
+    public static func checkedSettings(_ settings: [String: JSONValue]) -> (valid: [String: JSONValue], problems: [RemoteConfigProblem]) {
+        var valid: [String: JSONValue] = [:]
+        var problems: [RemoteConfigProblem] = []
+        for (name, value) in settings {
+            guard let key = RemoteConfigKey(rawValue: name) else {
+                valid[name] = value
+                continue
             }
-            return number
+            do {
+                try key.check(value)
+                valid[name] = value
+            } catch {
+                problems.append(error)
+            }
         }
+        return (valid, problems.sorted { $0.path < $1.path })
     }
 
     /// The filter rules it sets.
@@ -98,7 +92,9 @@ public struct RemoteConfig: Sendable, Hashable {
     public var policy: FlushPolicy? {
         var parts: [FlushPolicy] = []
         if let flushAt { parts.append(.count(flushAt)) }
-        if let flushIntervalSeconds { parts.append(.interval(.milliseconds(Int((flushIntervalSeconds * 1000).rounded())))) }
+        if let flushIntervalSeconds, let interval = Duration(checkedSeconds: flushIntervalSeconds) {
+            parts.append(.interval(interval))
+        }
         return parts.isEmpty ? nil : .any(parts)
     }
 
@@ -122,20 +118,6 @@ public struct RemoteConfig: Sendable, Hashable {
             if policy != previous?.policy { settings.policy = policy }
         } else if previous?.policy != nil {
             settings.policy = baseline.policy
-        }
-    }
-}
-
-extension JSONValue {
-    /// Short text of a value for error messages.
-    fileprivate var shortText: String {
-        switch self {
-        case .string(let text): return "\"\(text)\""
-        case .int(let number): return String(number)
-        case .double(let number): return String(number)
-        case .bool(let flag): return String(flag)
-        case .null: return "null"
-        case .array, .object: return typeName
         }
     }
 }

@@ -88,4 +88,11 @@ struct RemoteConfigFeed: Sendable {
         for record in records { settings[record.id] = record.body["value"] ?? .null }
         return settings
     }
+
+    /// The stored settings that pass today's checks, and the problems of those that do
+    /// not (a store written by an older version, or by hand): a bad stored value is
+    /// dropped, never put in force, and never blocks a good feed.
+    static func checkedSettings(from records: [SyncRecord]) -> (valid: [String: JSONValue], problems: [RemoteConfigProblem]) {
+        RemoteConfig.checkedSettings(settings(from: records))
+    }
 }

@@ -119,8 +119,12 @@ public actor RemoteConfigSyncer<C: Clock>: Service where C.Duration == Duration 
         do {
             let (records, token) = try await importer.snapshot(of: RemoteConfigFeed.collection)
             guard token != nil, !records.isEmpty else { return }
-            let config = try RemoteConfig(settings: RemoteConfigFeed.settings(from: records))
+            let stored = RemoteConfigFeed.checkedSettings(from: records)
+            let config = try RemoteConfig(settings: stored.valid)
             putInForce(config)
+            if !stored.problems.isEmpty {
+                fail("stored settings refused and left out: " + stored.problems.map(\.description).joined(separator: "; "))
+            }
             status.version = token
             publish()
         } catch {
@@ -140,7 +144,7 @@ public actor RemoteConfigSyncer<C: Clock>: Service where C.Duration == Duration 
                 throw SyncError.fetch(reason: "\(error)")
             }
             let feed = try RemoteConfigFeed(json: bytes)
-            let config = try RemoteConfig(settings: feed.merged(over: RemoteConfigFeed.settings(from: records)))
+            let config = try RemoteConfig(settings: feed.merged(over: RemoteConfigFeed.checkedSettings(from: records).valid))
             try await importer.apply(feed: try feed.syncFeed)
             putInForce(config)
             status.version = feed.versionToken

@@ -22,7 +22,7 @@ extension SyncImporter {
     public func applyConfigFeed(_ bytes: [UInt8]) async throws(SyncError) -> SyncResult {
         let feed = try RemoteConfigFeed(json: bytes)
         let (records, _) = try await snapshot(of: RemoteConfigFeed.collection)
-        _ = try RemoteConfig(settings: feed.merged(over: RemoteConfigFeed.settings(from: records)))
+        _ = try RemoteConfig(settings: feed.merged(over: RemoteConfigFeed.checkedSettings(from: records).valid))
         return try await apply(feed: try feed.syncFeed)
     }
 }

@@ -13,6 +13,9 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     case storage(StorageError)
     /// The response could not be fetched (network, HTTP status).
     case fetch(reason: String)
+    /// A generic feed names a collection that only its own kind of feed may write (the
+    /// remote configuration's `remote_config`, written only by a config feed).
+    case reservedCollection(String)
 
     public var description: String {
         switch self {
@@ -23,13 +26,15 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         case .missingID(let path): return #"\#(path) has no "id" (a string or an integer)"#
         case .storage(let error): return "the sync could not be stored (nothing changed): \(error)"
         case .fetch(let reason): return "the sync response could not be fetched: \(reason)"
+        case .reservedCollection(let name):
+            return #"the sync response writes "\#(name)", which only a config feed ({"settings": {...}}) may change"#
         }
     }
 
     /// True when the response itself is at fault (bad input), false for storage or network.
     public var isBadInput: Bool {
         switch self {
-        case .invalidJSON, .missingVersionToken, .wrongType, .missingID: return true
+        case .invalidJSON, .missingVersionToken, .wrongType, .missingID, .reservedCollection: return true
         case .storage, .fetch: return false
         }
     }

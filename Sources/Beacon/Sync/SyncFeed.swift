@@ -51,6 +51,9 @@ struct SyncFeed: Sendable {
         case let other?: throw .wrongType(path: "version_token", expected: "a string", found: other.typeName)
         }
         for key in object.keys.sorted() where key != "deleted" && key != "version_token" {
+            guard !key.isEmpty, !SyncFeed.hasControlCharacters(key) else {
+                throw .wrongType(path: "the response", expected: "collection names without control characters", found: "\"\(key)\"")
+            }
             guard case .array(let items) = object[key] else {
                 throw .wrongType(path: key, expected: "an array of objects with an \"id\"", found: object[key]?.typeName ?? "null")
             }
@@ -69,7 +72,9 @@ struct SyncFeed: Sendable {
                 var texts: [String] = []
                 for (index, id) in ids.enumerated() {
                     guard let text = SyncFeed.idText(id) else {
-                        throw .wrongType(path: "deleted.\(collection)[\(index)]", expected: "a string or integer id", found: id.typeName)
+                        throw .wrongType(
+                            path: "deleted.\(collection)[\(index)]", expected: "a string id without control characters, or an integer",
+                            found: id.shortDescription)
                     }
                     texts.append(text)
                 }
@@ -87,7 +92,8 @@ struct SyncFeed: Sendable {
         }
         guard let idValue = fields["id"] else { throw .missingID(path: path) }
         guard let id = SyncFeed.idText(idValue) else {
-            throw .wrongType(path: "\(path).id", expected: "a string or an integer", found: idValue.typeName)
+            throw .wrongType(
+                path: "\(path).id", expected: "a string without control characters, or an integer", found: idValue.shortDescription)
         }
         var links: [String: SyncLink] = [:]
         for field in fields.keys.sorted() where field != "id" {
@@ -104,11 +110,18 @@ struct SyncFeed: Sendable {
     /// The text form of an id: strings as they are, integers in decimal; anything else is not an id.
     static func idText(_ value: JSONValue) -> String? {
         switch value {
-        case .string(let text) where !text.isEmpty: return text
+        case .string(let text) where !text.isEmpty && !hasControlCharacters(text): return text
         case .int(let number): return String(number)
         case .double(let number) where number.rounded() == number && abs(number) < 9.0e15: return String(Int(number))
         default: return nil
         }
+    }
+
+    /// Whether `text` holds a C0 control character (NUL among them). Ids and collection
+    /// names are compared byte for byte in the store; refusing these keeps two ids that
+    /// differ only after a NUL from ever meeting there.
+    static func hasControlCharacters(_ text: String) -> Bool {
+        text.utf8.contains { $0 < 0x20 || $0 == 0x7F }
     }
 
     /// The collection of a nested record: the field's plural (`location` → `locations`,

@@ -35,10 +35,13 @@ public struct SyncHTTPFetcher: Sendable {
         switch exchange {
         case .failed(let failure):
             throw .fetch(reason: "\(address): \(failure.reason)")
-        case .response(let status, _, let body):
+        case .response(let status, _, let body, let complete):
             guard status == 200 else {
                 let excerpt = String(decoding: body.prefix(200), as: UTF8.self)
                 throw .fetch(reason: "\(address) answered HTTP \(status): \(excerpt)")
+            }
+            guard complete else {
+                throw .fetch(reason: "\(address) answered with more than \(HTTPTransport.responseBodyLimit) bytes, the most a feed may hold")
             }
             return body
         }

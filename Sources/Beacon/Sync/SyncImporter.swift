@@ -41,7 +41,7 @@ public final class SyncImporter: Sendable {
     /// Checks and applies a response in one transaction.
     @discardableResult
     public func apply(_ data: [UInt8]) throws(SyncError) -> SyncResult {
-        let feed = try SyncFeed(json: data)
+        let feed = try SyncImporter.genericFeed(data)
         do {
             return try pool.write { db in try SyncImporter.write(feed, db) }
         } catch {
@@ -53,12 +53,23 @@ public final class SyncImporter: Sendable {
     /// the cooperative pool.
     @discardableResult
     public func apply(_ data: [UInt8]) async throws(SyncError) -> SyncResult {
-        let feed = try SyncFeed(json: data)
+        let feed = try SyncImporter.genericFeed(data)
         do {
             return try await pool.write { db in try SyncImporter.write(feed, db) }
         } catch {
             throw failed(error)
         }
+    }
+
+    /// A generic feed, checked; one that touches the remote configuration's collection is
+    /// refused, since only a config feed's checks may write it.
+    private static func genericFeed(_ data: [UInt8]) throws(SyncError) -> SyncFeed {
+        let feed = try SyncFeed(json: data)
+        let reserved = RemoteConfigFeed.collection
+        if feed.upserts.contains(where: { $0.collection == reserved }) || feed.deletions.contains(where: { $0.collection == reserved }) {
+            throw .reservedCollection(reserved)
+        }
+        return feed
     }
 
     /// Applies an already checked feed (remote configuration builds one).

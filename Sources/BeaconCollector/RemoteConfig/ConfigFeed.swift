@@ -149,6 +149,11 @@ final class ConfigFeed: Sendable {
         guard case .object(let object) = value, case .object(let settings)? = object["settings"] else {
             throw CollectorSetupError(message: #"The config file \#(path) must be a JSON object with a "settings" object, e.g. {"settings": {"batchSize": 50}}."#)
         }
+        do {
+            try RemoteConfigKey.check(settings: settings)
+        } catch {
+            throw CollectorSetupError(message: "The config file \(path) has a value engines would refuse: \(error).")
+        }
         return Version(settings: settings, token: token(of: settings))
     }
 

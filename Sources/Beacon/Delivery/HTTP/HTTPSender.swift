@@ -71,7 +71,7 @@ public final class HTTPSender: EventSender {
             .POST, url: url, headers: headers, body: body, deadline: configuration.requestTimeout)
         let result: SendResult
         switch exchange {
-        case .response(let status, let headers, let responseBody):
+        case .response(let status, let headers, let responseBody, _):
             let outcome = classifier.classify(
                 status: status, headers: headers, body: responseBody,
                 messageIds: batch.events.map(\.messageId), now: now())

@@ -5,7 +5,9 @@ import NIOPosix
 
 /// One request and what came of it: a response, or the transport failure that ended it.
 enum HTTPExchange: Sendable, Hashable {
-    case response(status: Int, headers: [String: String], body: [UInt8])
+    /// `bodyComplete` is false when the body went past ``HTTPTransport/responseBodyLimit``
+    /// and was left unread (`body` is then empty).
+    case response(status: Int, headers: [String: String], body: [UInt8], bodyComplete: Bool = true)
     case failed(HTTPTransportFailure)
 }
 
@@ -63,7 +65,7 @@ final class HTTPTransport: Sendable {
                 let bytes = try await response.body.collect(upTo: Self.responseBodyLimit)
                 return .response(status: status, headers: fields, body: Array(bytes.readableBytesView))
             } catch is NIOTooManyBytesError {
-                return .response(status: status, headers: fields, body: [])
+                return .response(status: status, headers: fields, body: [], bodyComplete: false)
             }
         } catch {
             return .failed(HTTPTransportFailure(error))

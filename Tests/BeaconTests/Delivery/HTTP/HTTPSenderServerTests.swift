@@ -70,6 +70,7 @@ final class ScriptedServer: Sendable {
         let router = Router()
         router.post("v1/batch") { request, _ in try await server.respond(to: request) }
         router.post("elsewhere/v1/batch") { request, _ in try await server.respond(to: request) }
+        router.get("v1/config") { request, _ in try await server.respond(to: request) }
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "beacon.test.scripted-server")
         logger.logLevel = .warning
