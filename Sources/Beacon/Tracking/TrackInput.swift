@@ -44,6 +44,12 @@ struct TrackInput {
         anonymousId = try TrackInput.optionalString(object, "anonymousId")
         messageId = try TrackInput.optionalString(object, "messageId")
         if messageId?.isEmpty == true { throw .invalidIdentity(field: "messageId", reason: "is empty: leave it out instead") }
+        if let messageId, let offset = messageId.utf8.firstIndex(where: { $0 < 0x20 || $0 == 0x7F }) {
+            let position = messageId.utf8.distance(from: messageId.utf8.startIndex, to: offset)
+            throw .invalidIdentity(
+                field: "messageId",
+                reason: "holds a control character at byte \(position): ids are compared byte for byte, so remove it")
+        }
         if let text = try TrackInput.optionalString(object, "timestamp") {
             guard let timestamp = Timestamp(iso8601: text) else {
                 throw .wrongType(field: "timestamp", expected: "an ISO-8601 date-time", found: "\"\(text)\"")

@@ -33,6 +33,7 @@ struct ValidationTests {
         ("name not a string", "wrong_type", { try $0.track(json: Array(#"{"event":42}"#.utf8)) }),
         ("bad timestamp", "wrong_type", { try $0.track(json: Array(#"{"event":"e","timestamp":"yesterday"}"#.utf8)) }),
         ("missing name", "missing_field", { try $0.track(json: Array(#"{"properties":{}}"#.utf8)) }),
+        ("NUL in messageId", "invalid_identity", { try $0.track(json: Array(#"{"event":"e","messageId":"ord-7\u0000a"}"#.utf8)) }),
     ]
 
     @Test func everyKindIsRefusedWithItsOwnReadableErrorAndNothingIsQueued() async throws {
