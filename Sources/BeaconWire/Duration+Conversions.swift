@@ -32,7 +32,8 @@ extension Duration {
         let whole = seconds.rounded(.towardZero)
         // Bounded above by `maximum`, so both conversions are exact enough and cannot trap.
         let attoseconds = ((seconds - whole) * 1e18).rounded()
-        self = .seconds(Int64(whole)) + Duration(secondsComponent: 0, attosecondsComponent: Int64(attoseconds))
+        // checked: 0 ≤ whole ≤ maximum (10 years) and 0 ≤ attoseconds ≤ 1e18, both exact in Int64.
+        self = .seconds(Int64(whole)) + Duration(secondsComponent: 0, attosecondsComponent: Int64(attoseconds))  // checked: above
     }
 
     /// The longest duration accepted from outside: 10 years, far past any sane timeout or

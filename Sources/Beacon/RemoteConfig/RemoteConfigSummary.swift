@@ -43,7 +43,7 @@ public struct RemoteConfigSummary: Sendable, Hashable {
     public init(_ status: RemoteConfigStatus, interval: Duration?) {
         self.init(
             version: status.version,
-            lastSync: status.lastSync.map { Timestamp(millisecondsSince1970: Int64(($0.timeIntervalSince1970 * 1000).rounded())) },
+            lastSync: status.lastSync.map { Timestamp(millisecondsSince1970: Int64(saturating: ($0.timeIntervalSince1970 * 1000).rounded())) },
             lastError: status.lastError, feedWarning: status.feedWarning, consecutiveFailures: status.consecutiveFailures,
             interval: interval, filtered: status.filtered)
     }

@@ -40,6 +40,6 @@ public enum ScreenEvent: Sendable, Hashable {
     }
 
     static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.inMilliseconds)
+        Int(truncatingIfNeeded: duration.inMilliseconds)
     }
 }

@@ -45,7 +45,7 @@ enum Format {
         if millis < 999.5 { return fixed(millis, 0) + " ms" }
         if millis < 9995 { return fixed(millis / 1000, 2) + " s" }
         if millis < 59_950 { return fixed(millis / 1000, 1) + " s" }
-        let totalSeconds = Int((millis / 1000).rounded())
+        let totalSeconds = Int(saturating: (millis / 1000).rounded())
         if totalSeconds < 3600 { return "\(totalSeconds / 60)m" + twoDigits(totalSeconds % 60) + "s" }
         return "\(totalSeconds / 3600)h" + twoDigits(totalSeconds / 60 % 60) + "m"
     }

@@ -116,7 +116,7 @@ struct BenchCommand: AsyncParsableCommand {
             stages.append(runStages)
             cpu.append(cpuSeconds)
             Output.error(
-                "bench: drain run \(run)/\(runs): \(Int(rate)) events/s stored, CPU \(Int(cpuSeconds * 1000)) ms; per batch \(runStages.text)")
+                "bench: drain run \(run)/\(runs): \(Int(saturating: rate)) events/s stored, CPU \(Int(saturating: cpuSeconds * 1000)) ms; per batch \(runStages.text)")
         }
         let (plainRate, plainWire, _, _) = try await benchmark.drain(events: 20_000, batchSize: 500, run: 0, gzip: false)
         let medianCPU = BenchmarkStatistics.median(cpu)
@@ -142,7 +142,7 @@ struct BenchCommand: AsyncParsableCommand {
             Output.line("  median               \(Int(median)) events/s stored")
             Output.line("  per batch (median)   \(medianStages.text)")
             Output.line("  CPU time (median)    \(Int(medianCPU * 1000)) ms for the backlog, all threads")
-            Output.line("  wire bytes per event \(round2(perEventGzip)) gzip, \(round2(perEventPlain)) plain (\(Int(plainRate)) events/s plain)")
+            Output.line("  wire bytes per event \(round2(perEventGzip)) gzip, \(round2(perEventPlain)) plain (\(Int(saturating: plainRate)) events/s plain)")
         }
     }
 
@@ -156,7 +156,7 @@ struct BenchCommand: AsyncParsableCommand {
             cpu.append(cpuSeconds)
             Output.error(
                 "bench: latency run \(run)/\(runs): \(round2(elapsed.inSeconds * 1000)) ms (tracking \(round2(tracked.inSeconds * 1000)) ms), "
-                    + "CPU \(Int(cpuSeconds * 1000)) ms; per batch \(stages.text)")
+                    + "CPU \(Int(saturating: cpuSeconds * 1000)) ms; per batch \(stages.text)")
         }
         let median = BenchmarkStatistics.median(times)
         let medianCPU = BenchmarkStatistics.median(cpu)

@@ -50,7 +50,7 @@ struct EnqueueBenchmark: Sendable {
             result.rawRowsPerSecond.append(raw)
             let engine = try await engineEnqueue(run: run)
             result.engineEventsPerSecond.append(engine)
-            progress("run \(run)/\(runs): raw SQLite \(Int(raw)) rows/s, engine \(Int(engine)) events/s")
+            progress("run \(run)/\(runs): raw SQLite \(Int(saturating: raw)) rows/s, engine \(Int(saturating: engine)) events/s")
         }
         result.latencyMicroseconds = try await latency()
         return result
