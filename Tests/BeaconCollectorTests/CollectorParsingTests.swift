@@ -1,4 +1,5 @@
 @testable import BeaconCollector
+import BeaconWire
 import Testing
 
 /// The batch parser, the validator and the fault decision, tested as plain functions.

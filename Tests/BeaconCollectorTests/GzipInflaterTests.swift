@@ -1,4 +1,5 @@
 @testable import BeaconCollector
+import BeaconWire
 import Testing
 
 /// The streaming inflater: whole output, any chunking of the input, and the cap exactly.

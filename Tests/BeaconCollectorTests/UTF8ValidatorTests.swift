@@ -1,4 +1,5 @@
 @testable import BeaconCollector
+import BeaconWire
 import Testing
 
 /// The collector's UTF-8 check against the standard library's, which it replaces on the

@@ -1,3 +1,4 @@
+import BeaconWire
 import Logging
 import Synchronization
 

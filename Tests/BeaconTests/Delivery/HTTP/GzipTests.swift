@@ -23,7 +23,7 @@ struct GzipTests {
 
     @Test("500 KB of incompressible bytes round-trip (output larger than input)")
     func largeIncompressibleInput() throws {
-        var generator = SplitMix64(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         let bytes = (0..<500 * 1024).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         let compressed = try Gzip.compress(bytes)
         #expect(compressed.count > bytes.count)
@@ -106,17 +106,4 @@ func inflate(_ bytes: [UInt8]) throws -> [UInt8] {
     }
     guard status == Z_STREAM_END, stream.avail_in == 0 else { throw InflateError(status: status) }
     return output
-}
-
-/// A small deterministic generator, so the incompressible input is the same on every run.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -33,7 +33,7 @@ struct HTTPSenderTests {
             #expect(request.headers["user-agent"]?.hasSuffix("(Linux)") == true)
             #expect(result.wireBytes == request.body.count)
             #expect(Array(request.body.prefix(2)) == [0x1F, 0x8B])
-            let decoded = try JSONDecoder().decode(Batch.self, from: Data(try gunzip(request.body)))
+            let decoded = try JSONDecoder().decode(Batch.self, from: Data(try inflate(request.body)))
             #expect(decoded.batch.map(\.messageId) == batch.events.map(\.messageId))
             #expect(decoded.batch.allSatisfy { $0.type == "track" && $0.name == "Page Viewed" })
             #expect(decoded.sentAt != nil)
@@ -135,7 +135,7 @@ struct HTTPSenderTests {
             #expect(results.compactMap(\.status).sorted() == statuses.sorted())
             var received: [String] = []
             for request in server.requests {
-                received += try JSONDecoder().decode(Batch.self, from: Data(gunzip(request.body))).batch.map(\.messageId)
+                received += try JSONDecoder().decode(Batch.self, from: Data(inflate(request.body))).batch.map(\.messageId)
             }
             #expect(Set(received) == Set(batches.flatMap { $0.events.map(\.messageId) }))
         }
@@ -160,27 +160,3 @@ extension OutgoingBatch {
     }
 }
 
-/// Inflates a gzip (or zlib) stream with the system zlib, independently of `Gzip`.
-func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
-    struct InflateError: Error { var status: Int32 }
-    var stream = z_stream()
-    guard beacon_inflateInit2(&stream) == Z_OK else { throw InflateError(status: -1) }
-    defer { inflateEnd(&stream) }
-    var output: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-    let status: Int32 = bytes.withUnsafeBufferPointer { input in
-        stream.next_in = input.baseAddress.map { UnsafeMutablePointer(mutating: $0) }
-        stream.avail_in = uInt(input.count)
-        while true {
-            let status: Int32 = chunk.withUnsafeMutableBufferPointer { out in
-                stream.next_out = out.baseAddress
-                stream.avail_out = uInt(out.count)
-                return inflate(&stream, Z_NO_FLUSH)
-            }
-            output.append(contentsOf: chunk[0..<(chunk.count - Int(stream.avail_out))])
-            if status != Z_OK { return status }
-        }
-    }
-    guard status == Z_STREAM_END, stream.avail_in == 0 else { throw InflateError(status: status) }
-    return output
-}
