@@ -20,7 +20,7 @@ public enum DeliveryPlanner {
         case .delivered:
             return .delivered
         case .retryable(let reason, let retryAfter):
-            let delay = retryPolicy.delay(afterFailures: failures + 1, retryAfter: retryAfter, random: random)
+            let delay = retryPolicy.delay(afterFailures: failures < .max ? failures + 1 : .max, retryAfter: retryAfter, random: random)
             return .retry(after: delay, reason: reason)
         case .rejected(let rejections):
             var reasons: [String: String] = [:]

@@ -30,7 +30,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// server's `Retry-After` and a random draw in `0..<1`.
     public func delay(afterFailures failures: Int, retryAfter: Duration?, random: Double) -> Duration {
         let initial = initialDelay.inSeconds
-        let exponent = Double(max(0, failures - 1))
+        let exponent = failures > 1 ? failures - 1 : 0
         let base = min(maxDelay.inSeconds, initial * pow(multiplier, exponent))
         let jittered = base * (1 - min(max(jitter, 0), 1) * min(max(random, 0), 1))
         var delay = Duration.seconds(jittered)
@@ -43,9 +43,9 @@ public struct RetryPolicy: Sendable, Hashable {
 
 /// `pow` without Foundation.
 @inline(__always)
-private func pow(_ base: Double, _ exponent: Double) -> Double {
+private func pow(_ base: Double, _ exponent: Int) -> Double {
     var result = 1.0
-    var remaining = Int(exponent)
+    var remaining = exponent
     var factor = base
     while remaining > 0 {
         if remaining & 1 == 1 { result *= factor }
