@@ -73,7 +73,7 @@ extension BatcherTests {
             let letters = try await engine.queue.deadLetters(limit: 10)
             #expect(letters.first?.reason == "gave up after 3 attempts over 1.5s: HTTP 500 Internal Server Error")
             // The destination is not blocked: the next event goes at once.
-            try await engine.tracker.track("next")
+            try engine.tracker.track("next")
             await engine.queue.waitForPendingWrites()
             let after = await waitUntilEmpty(engine)
             #expect(after?.totals.delivered == 1)
