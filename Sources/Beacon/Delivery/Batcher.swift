@@ -15,7 +15,9 @@ import Synchronization
 ///   a failure, or a settle that failed, it is read from the head once the settles landed.
 /// - Settles each batch in one transaction as ``DeliveryPlanner`` decides: delivered
 ///   events are done for this destination, refused ones go to the dead-letter table, the
-///   rest wait for a backoff.
+///   rest wait for a backoff. Retries end at ``RetryPolicy/maxAttempts`` or
+///   ``RetryPolicy/maxAge``: the batch is split, its halves sent at once, until the event
+///   that still fails alone is dead-lettered ("gave up after N attempts over T: ...").
 /// - On graceful shutdown, a final drain bounded by ``finalFlushTimeout``.
 public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// How long the final drain on shutdown may take. Default 5 s.
