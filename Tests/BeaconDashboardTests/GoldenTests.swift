@@ -47,6 +47,17 @@ import Testing
         try expectGolden("monitor-80x24", snapshot, DashboardState(mode: .monitor), 80, 24)
     }
 
+    /// `beacon monitor` on another process's store: the settings it cannot know read `unknown`.
+    @Test func monitorOfAStore() throws {
+        var snapshot = Fixtures.steady()
+        snapshot.isReadOnlyMonitor = true
+        snapshot.policy = nil
+        snapshot.batchSize = nil
+        snapshot.endpoint = "another process (watched read-only)"
+        try expectGolden("monitor-store-80x24", snapshot, DashboardState(mode: .monitor), 80, 24)
+        try expectGolden("monitor-store-80x24.styles", snapshot, DashboardState(mode: .monitor), 80, 24, styles: true)
+    }
+
     @Test func helpOverlay() throws {
         let state = Fixtures.demoState { $0.isHelpVisible = true }
         try expectGolden("help-80x24", Fixtures.steady(), state, 80, 24)

@@ -94,6 +94,19 @@ import Testing
         #expect(grid.row(22).contains("q:quit"))
     }
 
+    /// A monitor reading another process's store knows neither its policy nor its batch
+    /// size, and says so rather than show defaults.
+    @Test func monitorOfAStoreClaimsNoPolicyOrBatchSize() {
+        struct Unreadable: Error {}
+        var builder = StoreSnapshotBuilder(storePath: "/var/lib/beacon/queue.sqlite")
+        let snapshot = builder.failure(Unreadable(), elapsed: .zero, time: .init(millisecondsSince1970: Fixtures.t0))
+        let grid = DashboardRenderer.render(snapshot: snapshot, state: DashboardState(mode: .monitor), size: (width: 80, height: 24))
+        #expect(grid.row(0).contains("policy unknown"))
+        #expect(grid.row(0).contains("batch unknown"))
+        #expect(!grid.row(0).contains("count 100"))
+        #expect(grid.row(0).contains("MONITOR (read-only)"))
+    }
+
     @Test func monitorHeaderSaysReadOnly() {
         let grid = DashboardRenderer.render(snapshot: Fixtures.steady(), state: DashboardState(mode: .monitor), size: (width: 80, height: 24))
         #expect(grid.row(0).contains("MONITOR (read-only)"))

@@ -134,6 +134,41 @@ struct DeliveryEndToEndTests {
         }
     }
 
+    /// A destination that never takes a batch does not hold the queue forever: after
+    /// `maxAttempts` each event ends in the dead-letter table with the collector's real
+    /// 503, none is stored, the queue empties, and once the collector is back the next
+    /// event goes through at once.
+    @Test func retriesRunOutAndTheQueueDoesNotBlock() async throws {
+        let directory = try Self.temporaryDirectory()
+        var plan = FaultPlan.none
+        plan.down = true
+        try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], faultPlan: plan)) { collector, port in
+            var retry = RetryPolicy(initialDelay: .milliseconds(20), maxDelay: .milliseconds(200))
+            retry.maxAttempts = 2
+            let engine = try Self.makeEngine(port: port, directory: directory, batchSize: 4, policy: .manual, retryPolicy: retry)
+            try await Self.running(engine) {
+                for index in 0..<4 { try engine.tracker.track("Doomed", properties: ["index": .int(index)], anonymousId: "a") }
+                await engine.queue.waitForPendingWrites()
+                await engine.flush()
+                let given = await engine.observer.firstSnapshot { $0.totals.deadLettered == 4 && $0.depth == 0 }
+                #expect(given != nil)
+                let letters = try await engine.queue.deadLetters(limit: 10)
+                #expect(letters.count == 4)
+                #expect(letters.allSatisfy { $0.reason.hasPrefix("gave up after ") && $0.reason.contains("503") && $0.status == 503 },
+                        "\(letters.map(\.reason))")
+                #expect(try await collector.storedCount() == 0)
+                #expect(collector.requestLog().filter { $0.route.hasPrefix("/v1/b") }.allSatisfy { $0.status == 503 })
+
+                try collector.setFaultPlan(.none)
+                try engine.tracker.track("Afterwards", anonymousId: "a")
+                await engine.queue.waitForPendingWrites()
+                await engine.flush()
+                #expect(await Self.waitUntilDelivered(engine, 1) != nil)
+                #expect(try await collector.storedCount() == 1)
+            }
+        }
+    }
+
     @Test func retryAfterIsRespected() async throws {
         let directory = try Self.temporaryDirectory()
         var plan = FaultPlan.none

@@ -12,8 +12,9 @@
 /// | `paused(reason:)` | credentials refused: the drain goes on from the head when resumed |
 /// | `offline(then:)` | sending is switched off; coming back online always drains |
 ///
-/// Beside the state it keeps the flush scheduler, the consecutive failures, the last
-/// error, the split limit, whether a settle failed, and whether the batcher shuts down.
+/// Beside the state it keeps the flush scheduler, the consecutive failures, the failure
+/// streak of the batch at the head (for giving up, see ``RetryPolicy/maxAttempts``), the
+/// last error, the split limit, whether a settle failed, and whether the batcher shuts down.
 /// An input a state does not expect (none does in the actor's order) is ignored: the
 /// state stays and the action is ``Action/none``.
 struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Duration == Duration {
@@ -66,6 +67,18 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
         case offline
     }
 
+    /// The failed sends in a row of the batch at the head.
+    struct Streak: Sendable, Hashable {
+        /// Failed sends so far.
+        var attempts: Int
+        /// When the first failed (its send's end).
+        var since: Instant
+        /// Retries ran out for the batch through this sequence: its events are split and
+        /// sent once each until the one that fails alone is dead-lettered, or a delivery
+        /// goes past it.
+        var isolatingThrough: Int64?
+    }
+
     /// The batch read ahead while a batch was sent.
     struct ReadAhead {
         /// The batch.
@@ -79,6 +92,9 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
     private(set) var scheduler: FlushScheduler<Instant>
     /// Consecutive failed attempts of the batch at the head.
     private(set) var failures = 0
+    /// The failed sends of the batch at the head, cleared by a delivery (past the isolated
+    /// batch, when isolating) or a dead letter.
+    private(set) var streak: Streak?
     /// The last send error, cleared by a delivery.
     private(set) var lastError: String?
     /// Batches hold at most this many events until deliveries double it back to the batch size.
@@ -96,12 +112,16 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
     }
 
     /// A machine in any state, for tests.
-    init(state: State, scheduler: FlushScheduler<Instant>, retryPolicy: RetryPolicy, failures: Int = 0, splitLimit: Int? = nil) {
+    init(
+        state: State, scheduler: FlushScheduler<Instant>, retryPolicy: RetryPolicy, failures: Int = 0, splitLimit: Int? = nil,
+        streak: Streak? = nil
+    ) {
         self.state = state
         self.scheduler = scheduler
         self.retryPolicy = retryPolicy
         self.failures = failures
         self.splitLimit = splitLimit
+        self.streak = streak
     }
 
     // MARK: Queries
@@ -118,6 +138,12 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
     var hasReadAhead: Bool {
         if case .draining(.readAhead) = state { return true }
         return false
+    }
+
+    /// The failure streak as ``DeliveryPlanner`` takes it, its age measured at `now`.
+    func failureStreak(now: Instant) -> FailureStreak {
+        guard let streak else { return FailureStreak() }
+        return FailureStreak(attempts: streak.attempts, age: streak.since.duration(to: now), isIsolating: streak.isolatingThrough != nil)
     }
 
     /// What to report for the destination: offline first, then paused, then backing off.
@@ -298,6 +324,7 @@ extension BatcherStateMachine {
     mutating func readFoundNothing() -> Action {
         guard case .reading(let resumeAfter, let fromHead) = state else { return .none }
         if fromHead { settleFailed = false }
+        streak = nil  // whatever failed is no longer queued
         state = .idle(after: resumeAfter)
         return .finishDrain
     }
@@ -328,7 +355,13 @@ extension BatcherStateMachine {
         let after: Next = readAhead.map { .readAhead($0.batch, through: $0.through) } ?? .after(through)
         switch decision {
         case .delivered:
+            if let isolated = streak?.isolatingThrough, through < isolated {
+                // Isolating: the event that fails comes later; keep the streak and the limit.
+                state = .draining(after)
+                return .settleThenReport(keepingLeases: true)
+            }
             failures = 0
+            streak = nil
             lastError = nil
             if let limit = splitLimit {
                 let grown = limit * 2
@@ -339,10 +372,20 @@ extension BatcherStateMachine {
         case .retry(let delay, let reason):
             failures += 1
             lastError = reason
+            recordFailure(now: now)
             state = .backingOff(until: now.advanced(by: delay))
+            return .settleThenReport(keepingLeases: false)
+        case .isolate(let limit, let reason):
+            failures += 1
+            lastError = reason
+            recordFailure(now: now)
+            if streak?.isolatingThrough == nil { streak?.isolatingThrough = through }
+            splitLimit = limit
+            state = .draining(.head)
             return .settleThenReport(keepingLeases: false)
         case .deadLetter(let rejected):
             failures = 0
+            streak = nil
             let all = rejected.count == sent
             state = .draining(all ? after : .head)
             return .settleThenReport(keepingLeases: all)
@@ -354,6 +397,15 @@ extension BatcherStateMachine {
             lastError = reason
             state = .paused(reason: reason)
             return .settleThenReport(keepingLeases: false)
+        }
+    }
+
+    private mutating func recordFailure(now: Instant) {
+        if var current = streak {
+            current.attempts = current.attempts < .max ? current.attempts + 1 : .max
+            streak = current
+        } else {
+            streak = Streak(attempts: 1, since: now)
         }
     }
 

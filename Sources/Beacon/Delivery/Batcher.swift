@@ -15,7 +15,9 @@ import Synchronization
 ///   a failure, or a settle that failed, it is read from the head once the settles landed.
 /// - Settles each batch in one transaction as ``DeliveryPlanner`` decides: delivered
 ///   events are done for this destination, refused ones go to the dead-letter table, the
-///   rest wait for a backoff.
+///   rest wait for a backoff. Retries end at ``RetryPolicy/maxAttempts`` or
+///   ``RetryPolicy/maxAge``: the batch is split, its halves sent at once, until the event
+///   that still fails alone is dead-lettered ("gave up after N attempts over T: ...").
 /// - On graceful shutdown, a final drain bounded by ``finalFlushTimeout``.
 public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// How long the final drain on shutdown may take. Default 5 s.
@@ -231,7 +233,10 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         let result = await sent
         record.duration = start.duration(to: clock.now)
         record.status = result.status
-        let decision = DeliveryPlanner.decide(result, batch: batch, failures: machine.failures, retryPolicy: retryPolicy, random: random())
+        let finished = clock.now
+        let decision = DeliveryPlanner.decide(
+            result, batch: batch, failures: machine.failures, retryPolicy: retryPolicy, random: random(),
+            streak: machine.failureStreak(now: finished))
 
         var settlement = BatchSettlement(record: record, filtered: filtered, through: last)
         switch decision {
@@ -258,6 +263,12 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         case .split:
             record.outcome = .split
             record.error = result.status == 413 ? "too large (413): splitting" : "refused (400): splitting to isolate"
+        case .isolate(let limit, let reason):
+            record.outcome = .split
+            record.error = "\(reason); splitting to isolate"
+            logger.error("retries ran out; splitting the batch to isolate the event that fails", metadata: [
+                "batch_id": "\(batch.id)", "destination": "\(destination.name)", "error": "\(reason)", "limit": "\(limit)",
+            ])
         case .pause(let reason):
             record.outcome = .paused
             record.error = reason
@@ -267,7 +278,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         }
         settlement.record = record
         let readAhead = ahead.map { StateMachine.ReadAhead(batch: $0, through: $0.last) }
-        let action = machine.sendFinished(decision, sent: outgoing.count, readAhead: readAhead, now: clock.now, batchSize: settings.batchSize)
+        let action = machine.sendFinished(decision, sent: outgoing.count, readAhead: readAhead, now: finished, batchSize: settings.batchSize)
         guard case .settleThenReport(let keepingLeases) = action else { return true }
         // Going on after this batch keeps the leases; reading from the head again releases them.
         schedule(settlement, continuing: keepingLeases)

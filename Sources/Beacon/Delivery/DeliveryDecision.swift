@@ -8,6 +8,10 @@ public enum DeliveryDecision: Sendable, Hashable {
     case deadLetter([RejectedEvent])
     /// Send again at once, with batches of at most this many events.
     case split(limit: Int)
+    /// Retries ran out (``RetryPolicy/maxAttempts`` or ``RetryPolicy/maxAge``): send again
+    /// at once with batches of at most this many events, each once, until the event that
+    /// still fails alone is dead-lettered. `reason` says why, for the history.
+    case isolate(limit: Int, reason: String)
     /// Stop sending to this destination until resumed.
     case pause(reason: String)
 }

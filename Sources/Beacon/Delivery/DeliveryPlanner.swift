@@ -4,6 +4,9 @@
 /// |---|---|
 /// | delivered | remove the events |
 /// | retryable | keep them; wait per ``RetryPolicy`` (and `Retry-After`) |
+/// | retryable, retries ran out (or isolating), several events | split in halves to isolate the culprit, at once |
+/// | retryable, retries ran out (or isolating), one event | dead-letter it: "gave up after N attempts over T: reason" |
+/// | retryable with `Retry-After`, retries ran out | wait as asked: the server asked for time, it did not refuse |
 /// | rejected with reasons | dead-letter the named events; send the rest again at once |
 /// | rejected without reasons, several events | split in halves to isolate the culprit |
 /// | rejected without reasons, one event | dead-letter it |
@@ -11,16 +14,27 @@
 /// | too large, one event | dead-letter it |
 /// | unauthorized | pause the destination and surface the error |
 public enum DeliveryPlanner {
-    /// Decides. `failures` counts consecutive failures before this one; `random` is a
+    /// Decides. `failures` counts consecutive failures before this one (for the backoff);
+    /// `streak` the failed sends of the batch at the head (for giving up); `random` is a
     /// draw in `0..<1` for the jitter.
     public static func decide(
-        _ result: SendResult, batch: OutgoingBatch, failures: Int, retryPolicy: RetryPolicy, random: Double
+        _ result: SendResult, batch: OutgoingBatch, failures: Int, retryPolicy: RetryPolicy, random: Double,
+        streak: FailureStreak = FailureStreak()
     ) -> DeliveryDecision {
         switch result.outcome {
         case .delivered:
             return .delivered
         case .retryable(let reason, let retryAfter):
-            let delay = retryPolicy.delay(afterFailures: failures + 1, retryAfter: retryAfter, random: random)
+            let attempts = streak.attempts < .max ? streak.attempts + 1 : .max
+            let givesUp = streak.isIsolating || retryPolicy.givesUp(afterAttempts: attempts, failingFor: streak.age)
+            if givesUp, retryAfter == nil {
+                let why = "gave up after \(attempts) attempts over \(format(streak.age)): \(reason)"
+                if batch.events.count <= 1 {
+                    return .deadLetter(batch.events.map { RejectedEvent(event: $0, reason: why) })
+                }
+                return .isolate(limit: (batch.events.count + 1) / 2, reason: why)
+            }
+            let delay = retryPolicy.delay(afterFailures: failures < .max ? failures + 1 : .max, retryAfter: retryAfter, random: random)
             return .retry(after: delay, reason: reason)
         case .rejected(let rejections):
             var reasons: [String: String] = [:]
@@ -46,5 +60,20 @@ public enum DeliveryPlanner {
             return .deadLetter(batch.events.map { RejectedEvent(event: $0, reason: reason) })
         }
         return .split(limit: (batch.events.count + 1) / 2)
+    }
+
+    /// A span for a reason text: `800ms`, `1.5s`, `42s`, `2m05s`, `12h00m`.
+    static func format(_ duration: Duration) -> String {
+        let millis = max(0, duration.inMilliseconds)
+        if millis < 1000 { return "\(millis)ms" }
+        let seconds = millis / 1000
+        if seconds < 10 { return "\(seconds).\(millis % 1000 / 100)s" }
+        if seconds < 60 { return "\(seconds)s" }
+        if seconds < 3600 { return "\(seconds / 60)m" + twoDigits(seconds % 60) + "s" }
+        return "\(seconds / 3600)h" + twoDigits(seconds / 60 % 60) + "m"
+    }
+
+    private static func twoDigits(_ value: Int64) -> String {
+        value < 10 ? "0\(value)" : "\(value)"
     }
 }

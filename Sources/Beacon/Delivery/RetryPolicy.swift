@@ -5,6 +5,19 @@
 /// shortened by up to `jitter` (a share, drawn per failure) so that many clients do not
 /// retry in step. With the defaults (0.5 s, ×2, 60 s, 20 %) waits are 0.4–0.5 s, 0.8–1 s,
 /// 1.6–2 s, ... and each wait is longer than the one before until the maximum.
+///
+/// Retries are not endless: once the batch at the head has failed ``maxAttempts`` times
+/// in a row, or has kept failing for ``maxAge``, the batcher gives up on it. It splits the
+/// batch in halves, sending each once, down to the event that still fails alone, and
+/// dead-letters that event with the reason ("gave up after 100 attempts over 2h13m: HTTP
+/// 500 ..."); the rest flows. A failure whose response says when to come back
+/// (`Retry-After`) is waited out rather than given up on. `nil` turns a limit off.
+///
+/// ```swift
+/// var retry = RetryPolicy()
+/// retry.maxAttempts = 20          // give up sooner
+/// retry.maxAge = .seconds(3600)   // or after an hour of failures
+/// ```
 public struct RetryPolicy: Sendable, Hashable {
     /// The first wait. Default 500 ms.
     public var initialDelay: Duration = .milliseconds(500)
@@ -16,6 +29,13 @@ public struct RetryPolicy: Sendable, Hashable {
     public var jitter: Double = 0.2
     /// The longest `Retry-After` honoured; longer ones are cut to this. Default 10 min.
     public var maxRetryAfter: Duration = .seconds(600)
+    /// Failed attempts in a row after which the batch at the head is given up on (split to
+    /// isolate the event that fails, which is dead-lettered). At least 1; `nil`: no limit.
+    /// Default 100 (with the default backoff, 75 to 93 minutes of failures).
+    public var maxAttempts: Int? = 100
+    /// How long the batch at the head may keep failing, from its first failure, before it
+    /// is given up on. `nil`: no limit. Default 12 hours.
+    public var maxAge: Duration? = .seconds(12 * 3600)
 
     public init() {}
 
@@ -26,11 +46,19 @@ public struct RetryPolicy: Sendable, Hashable {
         self.jitter = jitter
     }
 
+    /// Whether a batch that failed `attempts` times in a row, the first failure `failingFor`
+    /// ago, is given up on.
+    public func givesUp(afterAttempts attempts: Int, failingFor: Duration) -> Bool {
+        if let maxAttempts, attempts >= max(1, maxAttempts) { return true }
+        if let maxAge, failingFor >= maxAge { return true }
+        return false
+    }
+
     /// The wait after `failures` consecutive failures (1 for the first), given the
     /// server's `Retry-After` and a random draw in `0..<1`.
     public func delay(afterFailures failures: Int, retryAfter: Duration?, random: Double) -> Duration {
         let initial = initialDelay.inSeconds
-        let exponent = Double(max(0, failures - 1))
+        let exponent = failures > 1 ? failures - 1 : 0
         let base = min(maxDelay.inSeconds, initial * pow(multiplier, exponent))
         let jittered = base * (1 - min(max(jitter, 0), 1) * min(max(random, 0), 1))
         var delay = Duration.seconds(jittered)
@@ -43,9 +71,9 @@ public struct RetryPolicy: Sendable, Hashable {
 
 /// `pow` without Foundation.
 @inline(__always)
-private func pow(_ base: Double, _ exponent: Double) -> Double {
+private func pow(_ base: Double, _ exponent: Int) -> Double {
     var result = 1.0
-    var remaining = Int(exponent)
+    var remaining = exponent
     var factor = base
     while remaining > 0 {
         if remaining & 1 == 1 { result *= factor }

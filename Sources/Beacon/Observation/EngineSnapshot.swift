@@ -12,10 +12,11 @@ public struct EngineSnapshot: Sendable, Hashable {
     // Header
     /// Whether sending is switched off.
     public var isOffline: Bool
-    /// The flush policy in force.
-    public var policy: FlushPolicy
-    /// Events per batch at most.
-    public var batchSize: Int
+    /// The flush policy in force; `nil` when unknown (`beacon monitor` reading another
+    /// process's store: the store does not record it).
+    public var policy: FlushPolicy?
+    /// Events per batch at most; `nil` when unknown, as ``policy``.
+    public var batchSize: Int?
     /// Bytes per batch at most.
     public var maxBatchBytes: Int
     /// Where batches go (the first destination's endpoint).
@@ -101,7 +102,7 @@ public struct EngineSnapshot: Sendable, Hashable {
     }
 
     public init(
-        time: Timestamp = .now(), isOffline: Bool = false, policy: FlushPolicy = .default, batchSize: Int = 100,
+        time: Timestamp = .now(), isOffline: Bool = false, policy: FlushPolicy? = nil, batchSize: Int? = nil,
         maxBatchBytes: Int = WireLimits.maxBatchBytes, endpoint: String = "", storePath: String = "",
         isReadOnlyMonitor: Bool = false, depth: Int = 0, queuedBytes: Int = 0, buffered: Int = 0,
         depthHistory: [Int] = [], rateIn: Double = 0, rateOut: Double = 0, totals: Totals = Totals(),

@@ -1,7 +1,7 @@
 import Beacon
 
 extension Renderer {
-    /// Line 1: status, policy, batch size and mode. Line 2: endpoint and store. Line 3:
+    /// Line 1: status, policy, batch size (`unknown` when the snapshot does not say) and mode. Line 2: endpoint and store. Line 3:
     /// what the sender is doing and, in the demo, the generator and fault knobs. Line 4,
     /// when remote configuration reports: its version, last sync and problems.
     mutating func drawHeader(lines: Int) {
@@ -17,18 +17,23 @@ extension Renderer {
         let tag = isMonitor ? Span(" MONITOR (read-only) ", .inverse) : Span(" DEMO ", .accent)
         let status = snapshot.isOffline ? Span("OFFLINE", .warn) : Span("ONLINE", .ok)
         var left: [Span] = [Span(" BEACON ", .inverse), Span(" "), status]
-        let batch: [Span] = [Span("  batch ", .dim), Span(Format.count(snapshot.batchSize))]
+        let batch: [Span] = [Span("  batch ", .dim), snapshot.batchSize.map { Span(Format.count($0)) } ?? Self.unknown]
         let tagWidth = DisplayWidth.of(tag.text) + 1
         var room = width - left.displayWidth - tagWidth - DisplayWidth.of("  policy ")
         let includeBatch = room - batch.displayWidth >= 8
         if includeBatch { room -= batch.displayWidth }
         if room >= 4 {
-            left += [Span("  policy ", .dim), Span(snapshot.policy.description.elidedRight(toWidth: room))]
+            let policy = snapshot.policy.map { Span($0.description.elidedRight(toWidth: room)) }
+                ?? Span(Self.unknown.text.elidedRight(toWidth: room), Self.unknown.style)
+            left += [Span("  policy ", .dim), policy]
         }
         if includeBatch { left += batch }
         grid.write(left, x: 0, y: 0)
         grid.write([tag], x: width - tagWidth + 1, y: 0)
     }
+
+    /// A setting the snapshot does not know (a monitor reading another process's store).
+    private static let unknown = Span("unknown", .dim)
 
     private mutating func drawWhereLine(y: Int) {
         let endpointLabel = " endpoint "

@@ -36,7 +36,7 @@ public struct DashboardState: Sendable, Hashable {
     /// `snapshot`. Call it when a new snapshot arrives.
     public mutating func observe(_ snapshot: EngineSnapshot) {
         isOffline = snapshot.isOffline
-        batchSize = snapshot.batchSize
+        if let size = snapshot.batchSize { batchSize = size }
         hasRemoteConfig = snapshot.remoteConfig != nil
     }
 }

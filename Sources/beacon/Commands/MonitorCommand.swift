@@ -19,7 +19,7 @@ struct MonitorCommand: AsyncParsableCommand {
             and the newest dead letter) and shows depth, rates, batch history, latency and dead \
             letters. Engine keys are disabled: the monitor is read-only; ? help, q quit. \
             The store does not record the writer's policy, batch size or endpoint, so the header \
-            shows defaults for those. Logs go to beacon-monitor.log in the system temp directory.
+            shows them as unknown. Logs go to beacon-monitor.log in the system temp directory.
             """)
 
     @Option(help: "The store to watch (an SQLite file written by another process).")

@@ -34,8 +34,12 @@ struct BatcherStateMachineTests {
         idle, idleAfter7, head, after7, ahead, readingAfter7, readingHead, batch20, backingOff, paused, offline, offlinePaused,
     ]
 
-    static func machine(_ state: State, failures: Int = 0, splitLimit: Int? = nil, policy: FlushPolicy = .manual) -> Machine {
-        Machine(state: state, scheduler: FlushScheduler(policy: policy, now: at(0)), retryPolicy: RetryPolicy(), failures: failures, splitLimit: splitLimit)
+    static func machine(
+        _ state: State, failures: Int = 0, splitLimit: Int? = nil, policy: FlushPolicy = .manual, streak: Machine.Streak? = nil
+    ) -> Machine {
+        Machine(
+            state: state, scheduler: FlushScheduler(policy: policy, now: at(0)), retryPolicy: RetryPolicy(), failures: failures,
+            splitLimit: splitLimit, streak: streak)
     }
 
     /// Applies `input` from each row's state and checks the state left and the action.
@@ -381,6 +385,7 @@ struct BatcherStateMachineTests {
             (.deadLetter([rejected]), .draining(.head), .settleThenReport(keepingLeases: false), 0, nil, 4),
             (.deadLetter([rejected, rejected, rejected]), .draining(.readAhead("next", through: 30)), .settleThenReport(keepingLeases: true), 0, nil, 4),
             (.split(limit: 2), .draining(.head), .settleThenReport(keepingLeases: false), 2, nil, 2),
+            (.isolate(limit: 2, reason: "gave up"), .draining(.head), .settleThenReport(keepingLeases: false), 3, "gave up", 2),
             (.pause(reason: "HTTP 401"), .paused(reason: "HTTP 401"), .settleThenReport(keepingLeases: false), 2, "HTTP 401", 4),
         ]
         for (decision, expected, action, failures, lastError, split) in cases {

@@ -50,6 +50,20 @@ struct StoreMonitorTests {
         #expect(snapshot.lastError == nil)
     }
 
+    /// The store does not record the writer's policy or batch size: the snapshot claims none.
+    @Test func theSnapshotClaimsNoPolicyOrBatchSize() async throws {
+        let queue = try SQLiteEventQueue(path: path)
+        try await track(3, into: queue)
+        var builder = StoreSnapshotBuilder(storePath: path)
+        let snapshot = builder.snapshot(from: try await StoreReader(path: path).status(), elapsed: .zero)
+        #expect(snapshot.policy == nil)
+        #expect(snapshot.batchSize == nil)
+        #expect(!snapshot.endpoint.contains("http"))
+        let failed = builder.failure(StorageError(kind: .ioError, message: "gone"), elapsed: .seconds(1))
+        #expect(failed.policy == nil)
+        #expect(failed.batchSize == nil)
+    }
+
     @Test func eachDestinationsDepthAndFailingBatchComeFromTheStore() async throws {
         let queue = try SQLiteEventQueue(path: path)
         try await queue.register(destination: "primary")

@@ -12,8 +12,9 @@ import DequeModule
 /// - Latency percentiles: over the successful sends in the latest read.
 /// - Last error: the newest dead letter's reason, else the newest failed batch's error.
 ///
-/// The store does not record the writer's flush policy, batch size or endpoint, so those
-/// fields keep their defaults; `isReadOnlyMonitor` is always `true`.
+/// The store does not record the writer's flush policy, batch size or endpoint: the
+/// policy and batch size stay `nil` (unknown) and the endpoint says it is another
+/// process's; `isReadOnlyMonitor` is always `true`.
 public struct StoreSnapshotBuilder: Sendable {
     /// Depth samples kept.
     public let depthSamples: Int
