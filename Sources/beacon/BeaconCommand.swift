@@ -23,11 +23,7 @@ struct BeaconCommand: AsyncParsableCommand {
         do {
             command = try parseAsRoot()
         } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                print(fullMessage(for: error))
-                Glibc.exit(0)
-            }
+            if exitCode(for: error) == .success { exitAfterHelp(for: error) }
             Output.error("beacon: \(message(for: error)) (see 'beacon help')")
             Glibc.exit(2)
         }
@@ -46,10 +42,18 @@ struct BeaconCommand: AsyncParsableCommand {
             Output.error("beacon: \(error.message)")
             Glibc.exit(2)
         } catch {
-            let code = exitCode(for: error)
-            if code == .success { Glibc.exit(0) }
+            // `beacon help [SUB]` parses as a command whose run() throws the help request.
+            if exitCode(for: error) == .success { exitAfterHelp(for: error) }
             Output.error("beacon: \(message(for: error))")
             Glibc.exit(1)
         }
+    }
+
+    /// Prints the help (or other clean-exit text) a parse or a `help` command asked for on
+    /// stdout, and exits 0.
+    private static func exitAfterHelp(for error: any Error) -> Never {
+        let text = fullMessage(for: error)
+        if !text.isEmpty { Output.line(text.hasSuffix("\n") ? String(text.dropLast()) : text) }
+        Glibc.exit(0)
     }
 }
