@@ -1,5 +1,6 @@
 import ArgumentParser
 import Beacon
+import BeaconWire
 import Logging
 
 /// `beacon flush`: send a store's queue until it is empty.
@@ -22,28 +23,47 @@ struct FlushCommand: AsyncParsableCommand {
     @Option(help: "The write key (sent as HTTP Basic auth).")
     var writeKey: String?
 
-    @Option(help: "Events per batch at most.")
+    @Option(parsing: .unconditional, help: "Events per batch at most (1...10000).")
     var batchSize: Int = 500
 
-    @Option(help: "Consecutive failed sends before giving up.")
+    @Option(parsing: .unconditional, help: "Consecutive failed sends before giving up (1...1000).")
     var maxFailures: Int = 5
 
-    @Option(help: "Seconds before giving up.")
+    @Option(parsing: .unconditional, help: "Seconds before giving up (more than 0, at most 10 years).")
     var timeout: Double = 60
 
+    /// The range `--batch-size` accepts (the dashboard's too).
+    static let batchSizes = 1...10_000
+    /// The range `--max-failures` accepts.
+    static let failureCounts = 1...1_000
+
     func validate() throws {
-        guard batchSize > 0 else { throw ValidationError("--batch-size must be at least 1") }
-        guard maxFailures > 0 else { throw ValidationError("--max-failures must be at least 1") }
-        guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
+        guard Self.batchSizes.contains(batchSize) else { throw ValidationError("--batch-size must be 1...10000, not \(batchSize)") }
+        guard Self.failureCounts.contains(maxFailures) else {
+            throw ValidationError("--max-failures must be 1...1000, not \(maxFailures)")
+        }
+        _ = try timeLimit
+    }
+
+    /// `--timeout` as a duration, checked.
+    var timeLimit: Duration {
+        get throws(ValidationError) {
+            guard let limit = Duration(checkedSeconds: timeout), limit > .zero else {
+                throw ValidationError(
+                    "--timeout must be a number of seconds more than 0 and at most \(Int64(Duration.maximumFromOutside.inSeconds)), not \(timeout)")
+            }
+            return limit
+        }
     }
 
     func run() async throws {
+        let limit = try timeLimit
         let sender = try Senders.make(endpoint: endpoint, writeKey: writeKey)
         let queue: SQLiteEventQueue
         do {
             queue = try SQLiteEventQueue(path: db)
         } catch {
-            throw error.cli
+            throw error.cli(path: db)
         }
         let initial = queue.depth.events
         var retry = RetryPolicy()
@@ -61,7 +81,7 @@ struct FlushCommand: AsyncParsableCommand {
             }
             group.addTask { await Self.watch(engine, maxFailures: maxFailures) }
             group.addTask {
-                try await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
+                try await Task.sleep(for: limit)
                 return .gaveUp("timed out after \(timeout) s with \(queue.depth.events) events left")
             }
             await engine.flush()
