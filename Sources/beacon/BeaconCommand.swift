@@ -19,15 +19,15 @@ struct BeaconCommand: AsyncParsableCommand {
     /// Runs the command with the exit codes of the contract: 0 success, 1 runtime
     /// failure, 2 bad usage or bad input; errors in one line on stderr.
     static func main() async {
+        if let argument = UTF8Check.firstInvalidArgument() {
+            Output.error("beacon: \(argument) is not valid UTF-8; pass text in UTF-8 (see 'beacon help')")
+            Glibc.exit(2)
+        }
         let command: any ParsableCommand
         do {
             command = try parseAsRoot()
         } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                print(fullMessage(for: error))
-                Glibc.exit(0)
-            }
+            if exitCode(for: error) == .success { exitAfterHelp(for: error) }
             Output.error("beacon: \(message(for: error)) (see 'beacon help')")
             Glibc.exit(2)
         }
@@ -46,10 +46,18 @@ struct BeaconCommand: AsyncParsableCommand {
             Output.error("beacon: \(error.message)")
             Glibc.exit(2)
         } catch {
-            let code = exitCode(for: error)
-            if code == .success { Glibc.exit(0) }
+            // `beacon help [SUB]` parses as a command whose run() throws the help request.
+            if exitCode(for: error) == .success { exitAfterHelp(for: error) }
             Output.error("beacon: \(message(for: error))")
             Glibc.exit(1)
         }
+    }
+
+    /// Prints the help (or other clean-exit text) a parse or a `help` command asked for on
+    /// stdout, and exits 0.
+    private static func exitAfterHelp(for error: any Error) -> Never {
+        let text = fullMessage(for: error)
+        if !text.isEmpty { Output.line(text.hasSuffix("\n") ? String(text.dropLast()) : text) }
+        Glibc.exit(0)
     }
 }

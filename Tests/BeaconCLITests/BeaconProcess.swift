@@ -13,6 +13,8 @@ enum BeaconProcess {
 
     struct Result {
         var status: Int32
+        /// Ended by a signal (a trap, or the watchdog), not by exit().
+        var signalled = false
         var stdout: String
         var stderr: String
     }
@@ -20,12 +22,22 @@ enum BeaconProcess {
     /// Runs to completion with the given standard input, on a thread of its own (see
     /// ``offThePool(_:)``).
     static func run(_ arguments: [String], stdin: String? = nil) async throws -> Result {
-        try await offThePool { try runBlocking(arguments, stdin: stdin) }
+        try await offThePool { try runBlocking(arguments, stdin: stdin.map { Data($0.utf8) }) }
     }
 
-    private static func runBlocking(_ arguments: [String], stdin: String?) throws -> Result {
+    /// Runs with raw bytes on standard input (which a `String` could not hold), through
+    /// `executable` (default: beacon), killed with SIGKILL if still running after `limit`.
+    static func run(
+        _ arguments: [String], stdinBytes: Data?, executable: String = path, limit: Duration = .seconds(60)
+    ) async throws -> Result {
+        try await offThePool { try runBlocking(arguments, stdin: stdinBytes, executable: executable, limit: limit) }
+    }
+
+    private static func runBlocking(
+        _ arguments: [String], stdin: Data?, executable: String = path, limit: Duration = .seconds(60)
+    ) throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let out = Pipe()
         let err = Pipe()
@@ -34,13 +46,17 @@ enum BeaconProcess {
         let input = Pipe()
         process.standardInput = input
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { if process.isRunning { kill(pid, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(limit.components.seconds * 1000)), execute: watchdog)
+        defer { watchdog.cancel() }
+        if let stdin { input.fileHandleForWriting.write(stdin) }
         try input.fileHandleForWriting.close()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self))
     }
 

@@ -191,6 +191,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             do {
                 events = try await queue.peek(for: destination.name, after: start.sequence, limit: limit, maxBytes: settings.maxBatchBytes)
             } catch {
+                // A read cancelled because the engine is stopping is no fault of the queue.
+                if Task.isCancelled { return false }
                 logger.error("cannot read the queue", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
                 observer?.report(.problem("cannot read the queue: \(error)"))
                 if case .armTimer(let until, _) = machine.readFailed(now: clock.now, random: random()) { armTimer(until) }

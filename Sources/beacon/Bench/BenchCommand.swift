@@ -21,23 +21,27 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Print the figures as JSON on stdout.")
     var json = false
 
-    @Option(help: "Events per throughput run.")
+    @Option(parsing: .unconditional, help: "Events per throughput run.")
     var events: Int = 200_000
 
-    @Option(help: "Runs per side (the median is reported).")
+    @Option(parsing: .unconditional, help: "Runs per side (the median is reported).")
     var runs: Int = 5
 
-    @Option(help: "Events queued for the memory figure.")
+    @Option(parsing: .unconditional, help: "Events queued for the memory figure.")
     var memoryEvents: Int = 1_000_000
 
-    @Option(help: "The sender's gzip level for drain and latency, 1 (fastest) to 9 (smallest).")
+    @Option(parsing: .unconditional, help: "The sender's gzip level for drain and latency, 1 (fastest) to 9 (smallest).")
     var gzipLevel: Int = Gzip.defaultLevel
 
     func validate() throws {
         guard ["enqueue", "memory", "drain", "latency", "all"].contains(name) else {
             throw ValidationError("unknown benchmark '\(name)': use enqueue, drain, latency or all")
         }
-        guard events > 0, runs > 0, memoryEvents > 0 else { throw ValidationError("--events, --runs and --memory-events must be positive") }
+        guard (1...100_000_000).contains(events) else { throw ValidationError("--events must be 1...100000000, not \(events)") }
+        guard (1...1_000).contains(runs) else { throw ValidationError("--runs must be 1...1000, not \(runs)") }
+        guard (1...100_000_000).contains(memoryEvents) else {
+            throw ValidationError("--memory-events must be 1...100000000, not \(memoryEvents)")
+        }
         guard (1...9).contains(gzipLevel) else { throw ValidationError("--gzip-level \(gzipLevel) is not in 1...9") }
     }
 

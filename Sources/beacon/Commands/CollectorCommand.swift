@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCollector
+import Foundation
 import Logging
 import ServiceLifecycle
 
@@ -23,7 +24,7 @@ struct CollectorCommand: AsyncParsableCommand {
     @Option(help: "Address to bind.")
     var host = "127.0.0.1"
 
-    @Option(help: "Port to bind; 0 picks a free one.")
+    @Option(parsing: .unconditional, help: "Port to bind; 0 picks a free one.")
     var port = 8088
 
     @Option(help: "SQLite file for received events (in memory when omitted).")
@@ -32,37 +33,37 @@ struct CollectorCommand: AsyncParsableCommand {
     @Option(name: .customLong("write-key"), help: "Accepted write key (repeat for several; none accepts any).")
     var writeKeys: [String] = []
 
-    @Option(help: "Largest event in bytes.")
+    @Option(parsing: .unconditional, help: "Largest event in bytes.")
     var maxEventBytes = CollectorLimits().maxEventBytes
 
-    @Option(help: "Largest request body in bytes, before and after decompression.")
+    @Option(parsing: .unconditional, help: "Largest request body in bytes, before and after decompression.")
     var maxRequestBytes = CollectorLimits().maxRequestBytes
 
-    @Option(help: "Most events accepted in one batch (413 above; no limit when omitted).")
+    @Option(parsing: .unconditional, help: "Most events accepted in one batch (413 above; no limit when omitted).")
     var maxEvents: Int?
 
-    @Option(help: "Share of batches answered 500 (0...1).")
+    @Option(parsing: .unconditional, help: "Share of batches answered 500 (0...1).")
     var failRate = 0.0
 
-    @Option(help: "Share of batches answered 429 with Retry-After (0...1).")
+    @Option(parsing: .unconditional, help: "Share of batches answered 429 with Retry-After (0...1).")
     var throttleRate = 0.0
 
-    @Option(help: "Retry-After value of injected 429s, in seconds.")
+    @Option(parsing: .unconditional, help: "Retry-After value of injected 429s, in seconds.")
     var retryAfter = 1
 
-    @Option(help: "Delay added to every batch, in milliseconds.")
+    @Option(parsing: .unconditional, help: "Delay added to every batch, in milliseconds.")
     var latencyMs = 0
 
-    @Option(help: "Share of batches held past the client's timeout (0...1).")
+    @Option(parsing: .unconditional, help: "Share of batches held past the client's timeout (0...1).")
     var hangRate = 0.0
 
-    @Option(help: "How long a hanging batch is held, in seconds.")
+    @Option(parsing: .unconditional, help: "How long a hanging batch is held, in seconds.")
     var hangSeconds = 30.0
 
-    @Option(help: "Share of batches whose connection is reset without a response (0...1).")
+    @Option(parsing: .unconditional, help: "Share of batches whose connection is reset without a response (0...1).")
     var resetRate = 0.0
 
-    @Option(help: "Answer 413 to batches with more events than this (fault injection).")
+    @Option(parsing: .unconditional, help: "Answer 413 to batches with more events than this (fault injection).")
     var maxBatchEvents: Int?
 
     @Flag(help: "Start down: 503 for everything except /health and /admin.")
@@ -71,7 +72,7 @@ struct CollectorCommand: AsyncParsableCommand {
     @Option(help: "Named fault preset to start from: none, flaky, slow, down (other fault flags are ignored).")
     var faults: String?
 
-    @Option(help: "Seed of the fault draws (same seed, same sequence).")
+    @Option(parsing: .unconditional, help: "Seed of the fault draws (same seed, same sequence).")
     var seed: UInt64 = 0x5EED
 
     @Option(help: "JSON file {\"settings\": {...}} served as the remote-config feed at GET /v1/config?since=TOKEN (re-read when it changes).")
@@ -87,20 +88,48 @@ struct CollectorCommand: AsyncParsableCommand {
         do {
             try faultPlan.validate()
         } catch {
-            throw ValidationError(error.message)
+            throw ValidationError(Self.namingFlags(error.message))
+        }
+        if let problem = HostCheck.problem(host) {
+            throw ValidationError("--host \(host.debugDescription) \(problem)")
         }
         guard (0...65_535).contains(port) else {
             throw ValidationError("--port \(port) is out of range; use 0 (any free port) to 65535.")
         }
-        guard maxEventBytes > 0, maxRequestBytes > 0 else {
-            throw ValidationError("--max-event-bytes and --max-request-bytes must be positive.")
+        guard Self.eventBytes.contains(maxEventBytes) else {
+            throw ValidationError("--max-event-bytes must be 1...\(Self.eventBytes.upperBound), not \(maxEventBytes).")
         }
-        if let maxEvents, maxEvents < 1 {
-            throw ValidationError("--max-events must be 1 or more.")
+        guard Self.requestBytes.contains(maxRequestBytes) else {
+            throw ValidationError("--max-request-bytes must be 1...\(Self.requestBytes.upperBound), not \(maxRequestBytes).")
+        }
+        if let maxEvents, !Self.eventCounts.contains(maxEvents) {
+            throw ValidationError("--max-events must be 1...\(Self.eventCounts.upperBound), not \(maxEvents).")
+        }
+        if let maxBatchEvents, !Self.eventCounts.contains(maxBatchEvents) {
+            throw ValidationError("--max-batch-events must be 1...\(Self.eventCounts.upperBound), not \(maxBatchEvents).")
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("Unknown --log-level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical.")
         }
+    }
+
+    /// The range `--max-event-bytes` accepts (16 MiB at most).
+    static let eventBytes = 1...16 * 1_048_576
+    /// The range `--max-request-bytes` accepts (256 MiB at most).
+    static let requestBytes = 1...256 * 1_048_576
+    /// The range `--max-events` and `--max-batch-events` accept.
+    static let eventCounts = 1...1_000_000
+
+    /// A fault plan's message with its field names as this command's flags.
+    static func namingFlags(_ message: String) -> String {
+        let flags = [
+            ("failRate", "--fail-rate"), ("throttleRate", "--throttle-rate"), ("hangRate", "--hang-rate"),
+            ("resetRate", "--reset-rate"), ("retryAfterSeconds", "--retry-after"), ("latencyMilliseconds", "--latency-ms"),
+            ("hangSeconds", "--hang-seconds"), ("maxBatchEvents", "--max-batch-events"),
+        ]
+        var text = message
+        for (field, flag) in flags { text = text.replacingOccurrences(of: field, with: flag) }
+        return text
     }
 
     /// The fault plan the flags describe.
@@ -121,11 +150,16 @@ struct CollectorCommand: AsyncParsableCommand {
                 maxEventBytes: maxEventBytes, maxRequestBytes: maxRequestBytes, maxEventsPerBatch: maxEvents),
             faultPlan: faultPlan, seed: seed)
         configuration.configFeedPath = config
+        if let db, let problem = StorePath.problem(db) {
+            throw CLIError.badInput("--db: cannot open the collector's store \(db): \(problem)")
+        }
         let collector: Collector
         do {
             collector = try Collector(configuration: configuration, logger: logger)
         } catch let error as CollectorSetupError where config != nil {
             throw CLIError.badInput(error.message)  // a missing or malformed --config file is bad input
+        } catch where db != nil && "\(error)".contains("SQLite") && !"\(error)".contains(db ?? "") {
+            throw CLIError.runtime("cannot open the collector's store \(db ?? ""): \(error)")
         }
         let group = ServiceGroup(services: [collector], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { tasks in

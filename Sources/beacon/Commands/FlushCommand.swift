@@ -1,6 +1,9 @@
 import ArgumentParser
 import Beacon
+import BeaconWire
 import Logging
+import Synchronization
+import UnixSignals
 
 /// `beacon flush`: send a store's queue until it is empty.
 struct FlushCommand: AsyncParsableCommand {
@@ -10,7 +13,9 @@ struct FlushCommand: AsyncParsableCommand {
         discussion: """
             Exits 0 once the queue is empty. Gives up, exiting 1 with the reason, when the \
             destination refuses the credentials, after --max-failures consecutive failed \
-            sends, or after --timeout seconds. Events not sent stay queued.
+            sends, or after --timeout seconds. Events not sent stay queued. On SIGINT or \
+            SIGTERM it stops once the batch in flight has settled, says how many events stay \
+            queued, and exits 130 (SIGINT) or 143 (SIGTERM).
             """)
 
     @Option(help: "The store (an SQLite file).")
@@ -22,47 +27,79 @@ struct FlushCommand: AsyncParsableCommand {
     @Option(help: "The write key (sent as HTTP Basic auth).")
     var writeKey: String?
 
-    @Option(help: "Events per batch at most.")
+    @Option(parsing: .unconditional, help: "Events per batch at most (1...10000).")
     var batchSize: Int = 500
 
-    @Option(help: "Consecutive failed sends before giving up.")
+    @Option(parsing: .unconditional, help: "Consecutive failed sends before giving up (1...1000).")
     var maxFailures: Int = 5
 
-    @Option(help: "Seconds before giving up.")
+    @Option(parsing: .unconditional, help: "Seconds before giving up (more than 0, at most 10 years).")
     var timeout: Double = 60
 
+    /// The range `--batch-size` accepts (the dashboard's too).
+    static let batchSizes = 1...10_000
+    /// The range `--max-failures` accepts.
+    static let failureCounts = 1...1_000
+
     func validate() throws {
-        guard batchSize > 0 else { throw ValidationError("--batch-size must be at least 1") }
-        guard maxFailures > 0 else { throw ValidationError("--max-failures must be at least 1") }
-        guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
+        guard Self.batchSizes.contains(batchSize) else { throw ValidationError("--batch-size must be 1...10000, not \(batchSize)") }
+        guard Self.failureCounts.contains(maxFailures) else {
+            throw ValidationError("--max-failures must be 1...1000, not \(maxFailures)")
+        }
+        _ = try timeLimit
+    }
+
+    /// `--timeout` as a duration, checked.
+    var timeLimit: Duration {
+        get throws(ValidationError) {
+            guard let limit = Duration(checkedSeconds: timeout), limit > .zero else {
+                throw ValidationError(
+                    "--timeout must be a number of seconds more than 0 and at most \(Int64(Duration.maximumFromOutside.inSeconds)), not \(timeout)")
+            }
+            return limit
+        }
     }
 
     func run() async throws {
-        let sender = try Senders.make(endpoint: endpoint, writeKey: writeKey)
+        let limit = try timeLimit
+        let counter = FlushSender(try Senders.make(endpoint: endpoint, writeKey: writeKey))
         let queue: SQLiteEventQueue
         do {
-            queue = try SQLiteEventQueue(path: db)
+            var queueLogger = Logger(label: "beacon.queue")
+            queueLogger.logLevel = .warning  // a flush that works prints its one line, nothing else
+            queue = try SQLiteEventQueue(path: db, logger: queueLogger)
         } catch {
-            throw error.cli
+            throw error.cli(path: db)
         }
         let initial = queue.depth.events
+        counter.watchSettles(of: queue)
         var retry = RetryPolicy()
         retry.initialDelay = .milliseconds(200)
         retry.maxDelay = .seconds(5)
         var logger = Logger(label: "beacon.flush")
         logger.logLevel = .error
         let engine = BeaconEngine(
-            queue: queue, destination: Destination(sender: sender),
+            queue: queue, destination: Destination(sender: counter),
             settings: EngineSettings(policy: .manual, batchSize: batchSize), retryPolicy: retry, logger: logger)
+        // Trapped before the engine starts: from here a signal stops the flush, not the process.
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let lastProblem = LastProblem()
         let outcome = try await withThrowingTaskGroup(of: FlushOutcome?.self) { group -> FlushOutcome in
             group.addTask {
                 try await engine.run()
                 return nil
             }
-            group.addTask { await Self.watch(engine, maxFailures: maxFailures) }
+            group.addTask { await Self.watch(engine, maxFailures: maxFailures, lastProblem: lastProblem) }
             group.addTask {
-                try await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
-                return .gaveUp("timed out after \(timeout) s with \(queue.depth.events) events left")
+                try await Task.sleep(for: limit)
+                let seconds = timeout.rounded() == timeout ? "\(Int64(timeout))" : "\(timeout)"
+                return .gaveUp("timed out after \(seconds) s" + (lastProblem.text.map { ", the last error: \($0)" } ?? ""))
+            }
+            group.addTask {
+                for await signal in signals {
+                    return .interrupted(signal == .sigint ? "SIGINT" : "SIGTERM", code: signal == .sigint ? 130 : 143)
+                }
+                return nil
             }
             await engine.flush()
             var result: FlushOutcome = .gaveUp("stopped")
@@ -72,38 +109,133 @@ struct FlushCommand: AsyncParsableCommand {
                     break
                 }
             }
+            if case .interrupted = result {
+                // No new batch goes out; the one in flight is answered and settled (its
+                // events deleted or kept) before the engine stops, so none is sent twice.
+                counter.stop()
+                let deadline = ContinuousClock.now + Self.settleLimit
+                while !counter.isSettled && ContinuousClock.now < deadline {
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+            }
             group.cancelAll()
             return result
         }
         switch outcome {
-        case .done(let snapshot):
-            let batches = snapshot.totals.batchesSent
+        case .done:
+            let batches = counter.count
             Output.line(
-                "flushed \(initial) event\(initial == 1 ? "" : "s") to \(sender.endpointDescription) "
+                "flushed \(initial) event\(initial == 1 ? "" : "s") to \(counter.endpointDescription) "
                     + "in \(batches) batch\(batches == 1 ? "" : "es"); queue empty")
         case .gaveUp(let reason):
-            let left = queue.depth.events
             // A collector's message may end its own sentence; this line goes on after it.
             let cause = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
-            throw CLIError.runtime("flush gave up: \(cause); \(left) event\(left == 1 ? " stays" : "s stay") queued in \(db)")
+            throw CLIError.runtime("flush gave up: \(cause); \(Self.staying(queue.depth.events)) queued in \(db)")
+        case .interrupted(let name, let code):
+            throw CLIError(
+                message: "flush stopped by \(name) after \(counter.count) batch\(counter.count == 1 ? "" : "es"); "
+                    + "\(Self.staying(queue.depth.events)) queued in \(db)",
+                exitCode: code)
         }
     }
 
-    enum FlushOutcome: Sendable {
-        case done(EngineSnapshot)
-        case gaveUp(String)
+    /// How long an interrupted flush waits for the batch in flight to settle.
+    static let settleLimit = Duration.seconds(30)
+
+    static func staying(_ events: Int) -> String {
+        "\(events) event\(events == 1 ? " stays" : "s stay")"
     }
 
-    static func watch(_ engine: BeaconEngine<ContinuousClock>, maxFailures: Int) async -> FlushOutcome? {
+    enum FlushOutcome: Sendable {
+        case done
+        case gaveUp(String)
+        case interrupted(String, code: Int32)
+    }
+
+    static func watch(_ engine: BeaconEngine<ContinuousClock>, maxFailures: Int, lastProblem: LastProblem) async -> FlushOutcome? {
         for await snapshot in await engine.observer.snapshots() {
-            if snapshot.depth == 0 && snapshot.buffered == 0 { return .done(snapshot) }
+            if let problem = snapshot.storageProblem {
+                lastProblem.text = "storage \(problem)"
+            } else if let error = snapshot.lastError {
+                lastProblem.text = error
+            }
+            if snapshot.depth == 0 && snapshot.buffered == 0 { return .done }
             for destination in snapshot.destinations {
                 if case .paused(let reason) = destination.state { return .gaveUp(reason) }
                 if destination.consecutiveFailures >= maxFailures {
-                    return .gaveUp("\(destination.consecutiveFailures) failed sends in a row, the last: \(destination.lastError ?? "unknown error")")
+                    let last = destination.lastError ?? snapshot.lastError ?? "unknown error"
+                    return .gaveUp("\(destination.consecutiveFailures) failed sends in a row, the last: \(last)")
                 }
             }
         }
         return nil
     }
+}
+
+/// The latest error the engine reported, for a time-out to name its cause.
+final class LastProblem: Sendable {
+    private let value = Mutex<String?>(nil)
+    var text: String? {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
+}
+
+/// The flush's sender: counts the batches its destination accepted, and once stopped,
+/// sends nothing more while the batch in flight finishes.
+///
+/// The count is taken when the send returns, before the batcher settles the batch, so once
+/// the queue reads empty every batch that emptied it is counted (the observer's own count
+/// may lag behind its depth).
+final class FlushSender: EventSender {
+    private struct State {
+        var delivered = 0
+        var inFlight = 0
+        var stopping = false
+        /// Batches answered (or refused after ``stop()``) and not yet settled in the store.
+        var unsettled: Set<Int64> = []
+    }
+
+    private let sender: any EventSender
+    private let state = Mutex(State())
+
+    init(_ sender: any EventSender) { self.sender = sender }
+
+    var endpointDescription: String { sender.endpointDescription }
+    /// Batches the destination accepted.
+    var count: Int { state.withLock { $0.delivered } }
+    /// Nothing in flight, and every batch answered has been settled in the store.
+    var isSettled: Bool { state.withLock { $0.inFlight == 0 && $0.unsettled.isEmpty } }
+
+    /// Follows the settles of `queue`, for ``isSettled``.
+    func watchSettles(of queue: some EventQueue) {
+        queue.addListener { [self] event in
+            if case .settled(let settlement, _) = event {
+                _ = self.state.withLock { $0.unsettled.remove(settlement.record.id) }
+            }
+        }
+    }
+
+    /// Sends nothing more: later batches fail at once, as retryable, and stay queued.
+    func stop() { state.withLock { $0.stopping = true } }
+
+    func send(_ batch: OutgoingBatch) async -> SendResult {
+        let stopping = state.withLock { state in
+            if !state.stopping { state.inFlight += 1 }
+            return state.stopping
+        }
+        if stopping {
+            _ = state.withLock { $0.unsettled.insert(batch.id) }
+            return SendResult(.retryable(reason: "the flush is stopping", retryAfter: nil))
+        }
+        let result = await sender.send(batch)
+        state.withLock { state in
+            state.inFlight -= 1
+            state.unsettled.insert(batch.id)
+            if case .delivered = result.outcome { state.delivered += 1 }
+        }
+        return result
+    }
+
+    func prepare(_ batch: OutgoingBatch) -> OutgoingBatch { sender.prepare(batch) }
 }

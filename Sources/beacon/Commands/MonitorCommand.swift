@@ -25,7 +25,7 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "The store to watch (an SQLite file written by another process).")
     var db: String
 
-    @Option(help: "Milliseconds between polls (20...10000).")
+    @Option(parsing: .unconditional, help: "Milliseconds between polls (20...10000).")
     var intervalMs: Int = 250
 
     func validate() throws {
@@ -39,7 +39,7 @@ struct MonitorCommand: AsyncParsableCommand {
         do {
             reader = try StoreReader(path: db)
         } catch {
-            throw error.cli
+            throw error.cli(path: db)
         }
         try DemoTerminalCheck.require(command: "monitor")
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-monitor.log").path

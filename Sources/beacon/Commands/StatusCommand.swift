@@ -13,15 +13,19 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON: depth, bytes, deadLetters, batches, totals.")
     var json = false
 
-    @Option(help: "How many recent batches to show.")
+    @Option(parsing: .unconditional, help: "How many recent batches to show (0...1000).")
     var batches: Int = 10
+
+    func validate() throws {
+        guard (0...1_000).contains(batches) else { throw ValidationError("--batches must be 0...1000, not \(batches)") }
+    }
 
     func run() async throws {
         let status: StoreStatus
         do {
-            status = try await StoreReader(path: db).status(batchLimit: max(0, batches))
+            status = try await StoreReader(path: db).status(batchLimit: batches)
         } catch {
-            throw error.cli
+            throw error.cli(path: db)
         }
         if json {
             Output.line(Self.json(status).jsonString)

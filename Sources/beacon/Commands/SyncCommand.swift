@@ -24,19 +24,48 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: "A feed file, or an http(s) URL to GET with ?since=TOKEN.")
     var from: String
 
-    @Option(help: "Request timeout in seconds (URLs only).")
+    @Option(parsing: .unconditional, help: "Request timeout in seconds (URLs only; more than 0, at most 3600).")
     var timeout = 10.0
 
+    /// The longest `--timeout` accepted.
+    static let maximumTimeout = Duration.seconds(3600)
+
+    func validate() throws {
+        _ = try requestTimeout
+        if feedURL != nil, let port = HTTPEndpointError.portText(of: from),
+            !(port.allSatisfy({ $0.isASCII && $0.isNumber }) && Int(port).map(HTTPEndpointError.ports.contains) == true)
+        {
+            throw ValidationError("--from \(from) has port '\(port)', out of range; use a port from 1 to 65535")
+        }
+    }
+
+    /// `--timeout`, checked.
+    var requestTimeout: Duration {
+        get throws(ValidationError) {
+            guard let limit = Duration(checkedSeconds: timeout, maximum: Self.maximumTimeout), limit > .zero else {
+                throw ValidationError("--timeout must be a number of seconds more than 0 and at most 3600, not \(timeout)")
+            }
+            return limit
+        }
+    }
+
+    /// `--from` when it is an http(s) URL.
+    var feedURL: URL? {
+        guard let url = URL(string: from), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
+        return url
+    }
+
     func run() async throws {
+        let limit = try requestTimeout
         let importer: SyncImporter
         do {
             importer = try SyncImporter(path: db)
         } catch {
-            throw CLIError.badInput("cannot open store \(db): \(error)")
+            throw CLIError.badInput(StorePath.openFailure(db, error))
         }
         let bytes: [UInt8]
-        if let url = URL(string: from), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
-            let fetcher = SyncHTTPFetcher(url: url, timeout: .milliseconds(Int(timeout * 1000)))
+        if let url = feedURL {
+            let fetcher = SyncHTTPFetcher(url: url, timeout: limit)
             do {
                 bytes = try await fetcher.fetch(since: try importer.versionToken)
             } catch {

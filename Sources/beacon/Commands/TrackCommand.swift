@@ -26,7 +26,7 @@ struct TrackCommand: AsyncParsableCommand {
     @Option(name: .customLong("prop"), help: "A property as key=value (repeatable).")
     var properties: [String] = []
 
-    @Option(help: "How many events to track.")
+    @Option(parsing: .unconditional, help: "How many events to track (0...10000000).")
     var count: Int = 1
 
     @Option(help: "The userId of the events.")
@@ -42,9 +42,12 @@ struct TrackCommand: AsyncParsableCommand {
     var printIds = false
 
     func validate() throws {
-        guard count >= 0 else { throw ValidationError("--count must be 0 or more, not \(count)") }
+        guard Self.counts.contains(count) else { throw ValidationError("--count must be 0...10000000, not \(count)") }
         if stdin && count != 1 { throw ValidationError("--stdin reads events from standard input; leave out --count") }
     }
+
+    /// The range `--count` accepts.
+    static let counts = 0...10_000_000
 
     func run() async throws {
         let parsed = try Self.parse(properties: properties)
@@ -52,7 +55,7 @@ struct TrackCommand: AsyncParsableCommand {
         do {
             queue = try SQLiteEventQueue(path: db)
         } catch {
-            throw error.cli
+            throw error.cli(path: db)
         }
         let tracker = Tracker(queue: queue)
         var printer = IDPrinter(enabled: printIds)
@@ -60,11 +63,21 @@ struct TrackCommand: AsyncParsableCommand {
         var refused = 0
         if stdin {
             var lineNumber = 0
-            while let line = readLine(strippingNewline: true) {
+            var lines = StandardInputLines()
+            while let line = try lines.next() {
                 lineNumber += 1
-                if line.allSatisfy(\.isWhitespace) { continue }
+                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+                // Checked here, on the raw bytes: decoding them to a String first would
+                // replace invalid sequences with U+FFFD and store the repaired text.
+                if let offset = UTF8Check.firstInvalidByte(line) {
+                    refused += 1
+                    Output.error(
+                        "beacon: line \(lineNumber): not valid UTF-8 (byte 0x\(String(line[offset], radix: 16, uppercase: true)) at byte \(offset + 1)); "
+                            + "re-encode the input as UTF-8")
+                    continue
+                }
                 do {
-                    try await printer.add(tracker.track(json: Array(line.utf8)))
+                    try await printer.add(tracker.track(json: line))
                     accepted += 1
                 } catch {
                     refused += 1

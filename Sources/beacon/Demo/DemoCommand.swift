@@ -28,13 +28,13 @@ struct DemoCommand: AsyncParsableCommand {
             Needs a terminal; for scripts use 'beacon track' and 'beacon flush'.
             """)
 
-    @Option(help: "The flush policy, e.g. 'manual', 'count 50', 'every 5s', 'count 100 or 5s'.")
+    @Option(parsing: .unconditional, help: "The flush policy, e.g. 'manual', 'count 50', 'every 5s', 'count 100 or 5s'.")
     var policy: String = FlushPolicy.default.description
 
-    @Option(help: "Events per batch at most (1...10000).")
+    @Option(parsing: .unconditional, help: "Events per batch at most (1...10000).")
     var batchSize: Int = 100
 
-    @Option(help: "Synthetic events per second (0: off; r cycles off/10/100/1000).")
+    @Option(parsing: .unconditional, help: "Synthetic events per second (0: off; r cycles off/10/100/1000).")
     var rate: Int = 10
 
     @Option(help: "The store (an SQLite file; default: a fresh file under the system temp directory).")
@@ -46,10 +46,10 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "A remote-config file {\"settings\": {...}} the demo's collector serves and its engine polls (default: none, no remote config).")
     var config: String?
 
-    @Option(help: "Destinations: 1 (one collector) or 2 (a second collector, 'backup', gets a copy of every event).")
+    @Option(parsing: .unconditional, help: "Destinations: 1 (one collector) or 2 (a second collector, 'backup', gets a copy of every event).")
     var destinations: Int = 1
 
-    @Option(help: "Time between config polls, with its unit: 500ms, 5s, 2m, 1h (100ms...1h; needs --config; default 5s).")
+    @Option(parsing: .unconditional, help: "Time between config polls, with its unit: 500ms, 5s, 2m, 1h (100ms...1h; needs --config; default 5s).")
     var configInterval: String?
 
     func validate() throws {

@@ -41,7 +41,7 @@ struct DemoSession {
         do {
             queue = try SQLiteEventQueue(path: files.store)
         } catch {
-            throw error.cli
+            throw error.cli(path: files.store)
         }
         let collector: Collector
         do {

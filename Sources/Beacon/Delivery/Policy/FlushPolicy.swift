@@ -70,22 +70,51 @@ extension FlushPolicy {
             return .count(n)
         }
         let durationText = words.first == "every" ? words.dropFirst().joined() : words.joined()
-        if let duration = parseDuration(durationText) {
+        switch readDuration(durationText) {
+        case .duration(let duration):
             guard duration > .zero else { throw FlushPolicyParseError(text: text, reason: "an interval must be longer than zero") }
             return .interval(duration)
+        case .outOfRange:
+            throw FlushPolicyParseError(
+                text: text, reason: "the interval '\(part)' is out of range; use more than 0 and at most \(format(.maximumFromOutside))")
+        case .notADuration:
+            throw FlushPolicyParseError(text: text, reason: "'\(part)' is neither a count nor an interval")
         }
-        throw FlushPolicyParseError(text: text, reason: "'\(part)' is neither a count nor an interval")
     }
 
     /// Parses a duration with its unit: `250ms`, `5s`, `1.5s`, `2m`, `1h` (also `sec`, `min`);
-    /// `nil` when it is not one. Command lines use it for their duration flags.
+    /// `nil` when it is not one, or when it is negative, not finite or longer than
+    /// ``Duration/maximumFromOutside``. Command lines use it for their duration flags.
     public static func parseDuration(_ text: String) -> Duration? {
+        if case .duration(let duration) = readDuration(text) { return duration }
+        return nil
+    }
+
+    /// What a duration text holds: a duration, a number with a unit out of range, or neither.
+    enum DurationReading: Equatable {
+        case duration(Duration)
+        case outOfRange
+        case notADuration
+    }
+
+    /// Reads a number with its unit, converting through ``Duration/init(checkedSeconds:maximum:)``
+    /// so that no number (NaN, ±infinity, 1e300, negative) can trap.
+    static func readDuration(_ text: String) -> DurationReading {
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("sec", 1), ("m", 60), ("min", 60), ("h", 3600)]
         for (suffix, scale) in units.sorted(by: { $0.0.count > $1.0.count }) where text.hasSuffix(suffix) {
-            guard let value = Double(text.dropLast(suffix.count)), value.isFinite, value >= 0 else { return nil }
-            return .milliseconds(Int64((value * scale * 1000).rounded()))
+            let number = text.dropLast(suffix.count)
+            // Only plain decimal numbers: Double() also reads "nan", "inf" and hex floats.
+            guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }),
+                let value = Double(number)
+            else { return .notADuration }
+            // Whole milliseconds, as the policy's description prints them. The checked
+            // conversion refuses NaN, ±infinity, negatives and anything past the maximum,
+            // so the whole count of milliseconds then fits an Int64 exactly.
+            let milliseconds = (value * scale * 1000).rounded()
+            guard Duration(checkedSeconds: milliseconds / 1000) != nil else { return .outOfRange }
+            return .duration(.milliseconds(Int64(milliseconds)))
         }
-        return nil
+        return .notADuration
     }
 }
 

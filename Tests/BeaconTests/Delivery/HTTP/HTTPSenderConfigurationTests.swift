@@ -25,6 +25,8 @@ struct HTTPSenderConfigurationTests {
         ("HTTPS://api.example.com", "https://api.example.com/v1/batch"),
         ("https://example.com/collector//", "https://example.com/collector/v1/batch"),
         ("  http://[::1]:9000  ", "http://[::1]:9000/v1/batch"),
+        ("http://127.0.0.1:65535", "http://127.0.0.1:65535/v1/batch"),
+        ("http://127.0.0.1:1", "http://127.0.0.1:1/v1/batch"),
     ])
     func normalisation(endpoint: String, batchURL: String) throws {
         let configuration = try HTTPSenderConfiguration(endpoint: endpoint, writeKey: nil)
@@ -41,6 +43,11 @@ struct HTTPSenderConfigurationTests {
         ("http://user:secret@example.com", .credentialsInURL),
         ("http://example.com?key=1", .queryOrFragment),
         ("http://example.com#top", .queryOrFragment),
+        ("http://127.0.0.1:99999", .portOutOfRange("99999")),
+        ("http://127.0.0.1:65536", .portOutOfRange("65536")),
+        ("http://127.0.0.1:0", .portOutOfRange("0")),
+        ("http://127.0.0.1:18446744073709551616", .portOutOfRange("18446744073709551616")),
+        ("http://[::1]:70000/v1", .portOutOfRange("70000")),
     ])
     func refused(endpoint: String, problem: HTTPEndpointError.Problem) {
         #expect {

@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+/// `beacon --help`, `beacon help` and every subcommand's help: printed on stdout, exit 0,
+/// with the usage line and every flag the command takes.
+@Suite("Help", .timeLimit(.minutes(2)))
+struct HelpTests {
+    /// Each subcommand with the flags its help must name.
+    static let subcommands: [(String, [String])] = [
+        ("demo", ["--policy", "--batch-size", "--rate", "--db", "--catalogue", "--config", "--destinations", "--config-interval"]),
+        ("monitor", ["--db", "--interval-ms"]),
+        ("collector", ["--host", "--port", "--db", "--write-key", "--max-event-bytes", "--fail-rate", "--faults", "--log-level"]),
+        ("track", ["--db", "--name", "--prop", "--count", "--user-id", "--anonymous-id", "--stdin", "--print-ids"]),
+        ("flush", ["--db", "--endpoint", "--write-key", "--batch-size", "--max-failures", "--timeout"]),
+        ("status", ["--db", "--json", "--batches"]),
+        ("sync", ["--db", "--from", "--timeout"]),
+        ("bench", ["--json", "--events", "--runs", "--memory-events", "--gzip-level"]),
+    ]
+
+    @Test(arguments: [["--help"], ["-h"], ["help"]])
+    func rootHelpListsTheSubcommands(arguments: [String]) async throws {
+        let result = try await BeaconProcess.run(arguments)
+        #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        #expect(result.stdout.contains("USAGE: beacon"), "\(arguments): \(result.stdout)")
+        for (name, _) in Self.subcommands {
+            #expect(result.stdout.contains(name), "\(arguments): no '\(name)' in \(result.stdout)")
+        }
+        #expect(result.stderr.isEmpty, "\(arguments): \(result.stderr)")
+    }
+
+    @Test(arguments: subcommands.map(\.0))
+    func subcommandHelpNamesItsFlagsAndDefaults(name: String) async throws {
+        let flags = try #require(Self.subcommands.first { $0.0 == name }?.1)
+        for arguments in [[name, "--help"], [name, "-h"], ["help", name]] {
+            let result = try await BeaconProcess.run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.contains("USAGE: beacon \(name)"), "\(arguments): \(result.stdout)")
+            for flag in flags {
+                #expect(result.stdout.contains(flag), "\(arguments): no \(flag) in \(result.stdout)")
+            }
+            #expect(result.stdout.contains("(default:"), "\(arguments): no defaults in \(result.stdout)")
+            #expect(result.stderr.isEmpty, "\(arguments): \(result.stderr)")
+        }
+    }
+}
