@@ -92,6 +92,13 @@ enum EventValidator {
                 "message_id_too_long",
                 "Event \(index): messageId is longer than \(maxMessageIdLength) bytes; use a UUID.")
         }
+        // Only an escape (\u0000, \n, ...) can put a control character in a string: the
+        // scanner refuses raw ones, so ids without escapes (nearly all) skip this scan.
+        if messageIdField.isDecoded && text.bytes(messageIdField).contains(where: { $0 < 0x20 }) {
+            return reject(
+                "invalid_message_id",
+                "Event \(index): messageId contains a control character (U+0000 to U+001F); use printable text such as a UUID.")
+        }
         var type = defaultType
         if let typeField = fields.type, typeField.kind != .null {
             guard typeField.kind == .string else {

@@ -99,13 +99,9 @@ final class EventStore: Sendable {
         /// A string or number field's text, or NULL for any other kind or none.
         func bind(_ field: FieldValue?, at index: Int32) throws {
             guard let field, field.hasText else { return try binder.bindNull(at: offset + index) }
-            var bytes = text.bytes(field)
-            if field.isDecoded, let nul = bytes.firstIndex(of: 0) {
-                // Keep what binding a Swift String did: SQLite's C-string text
-                // stops at the first NUL (only an escaped \u0000 can put one here).
-                bytes = UnsafeBufferPointer(rebasing: bytes[..<nul])
-            }
-            try binder.bindText(bytes, at: offset + index)
+            // Every byte, a NUL included: text is bound with its length, never as a C string,
+            // so what is stored (and compared by the PRIMARY KEY) is exactly what was sent.
+            try binder.bindText(text.bytes(field), at: offset + index)
         }
         let fields = item.fields
         try bind(fields.messageId, at: 1)
