@@ -24,12 +24,18 @@ enum EventValidator {
 
     /// The verdict on the event `item` at `index`, whose text `text` holds.
     ///
-    /// - Parameter defaultType: the type assumed when the event has none (`track`, or the
-    ///   route's for `/v1/identify` and the like).
+    /// - Parameters:
+    ///   - defaultType: the type assumed when the event has none (`track`, or the
+    ///     route's for `/v1/identify` and the like).
+    ///   - detailed: false to skip wording the rejection (no reason, no messageId): for
+    ///     events past the ones an answer lists, whose refusals are only counted.
     static func check(
-        _ item: ParsedItem, index: Int, maxEventBytes: Int, defaultType: EventType = .track, in text: ParsedText
+        _ item: ParsedItem, index: Int, maxEventBytes: Int, defaultType: EventType = .track, detailed: Bool = true,
+        in text: ParsedText
     ) -> Verdict {
-        func reject(_ code: String, _ reason: String) -> Verdict {
+        func reject(_ code: String, _ reason: @autoclosure () -> String) -> Verdict {
+            guard detailed else { return .invalid(EventRejection(index: index, messageId: nil, code: code, reason: "")) }
+            let reason = reason()
             let messageId = item.fields.messageId.flatMap { $0.kind == .string ? text.string($0) : nil }
             return .invalid(
                 EventRejection(

@@ -61,9 +61,10 @@ struct IngestHandler: Sendable {
             parsed = try BatchParser.parseSingle(body)
         default:
             defaultType = .track
-            parsed = try BatchParser.parseBatch(body)
+            // Past the limit the parser only counts elements: the parse stays bounded.
+            parsed = try BatchParser.parseBatch(body, keepingAtMost: core.limits.maxEventsPerBatch)
         }
-        let count = parsed.items.count
+        let count = parsed.elementCount
         try core.authenticator.authorize(header: header, bodyKey: parsed.writeKey)
         outcome.received = count
         if let maximum = core.limits.maxEventsPerBatch, count > maximum {
@@ -91,15 +92,16 @@ struct IngestHandler: Sendable {
         switch BatchAdmission.decide(parsed, defaultType: defaultType, maxEventBytes: core.limits.maxEventBytes) {
         case .accept(let types):
             batch = AcceptedBatch(parsed: parsed, types: types, receivedAtMilliseconds: receivedAt)
-        case .refuse(let rejections):
-            outcome.rejectedCodes = rejections.map(\.code)
+        case .refuse(let refusal):
+            outcome.rejectedByCode = refusal.countsByCode
+            outcome.rejected = refusal.total
             outcome.status = 400
-            if case .single = route {
-                outcome.errorCode = rejections[0].code
-                return .response(ResponseBuilder.invalidEvents(rejections, total: count, code: rejections[0].code))
+            if case .single = route, let first = refusal.listed.first {
+                outcome.errorCode = first.code
+                return .response(ResponseBuilder.invalidEvents(refusal, total: count, code: first.code))
             }
             outcome.errorCode = "invalid_events"
-            return .response(ResponseBuilder.invalidEvents(rejections, total: count, code: "invalid_events"))
+            return .response(ResponseBuilder.invalidEvents(refusal, total: count, code: "invalid_events"))
         }
 
         let result: EventStore.InsertResult

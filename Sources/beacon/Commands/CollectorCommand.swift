@@ -38,8 +38,8 @@ struct CollectorCommand: AsyncParsableCommand {
     @Option(help: "Largest request body in bytes, before and after decompression.")
     var maxRequestBytes = CollectorLimits().maxRequestBytes
 
-    @Option(help: "Most events accepted in one batch (413 above; no limit when omitted).")
-    var maxEvents: Int?
+    @Option(help: "Most events accepted in one request (413 too_many_events above).")
+    var maxEvents = CollectorLimits.defaultMaxEventsPerBatch
 
     @Option(help: "Share of batches answered 500 (0...1).")
     var failRate = 0.0
@@ -95,7 +95,7 @@ struct CollectorCommand: AsyncParsableCommand {
         guard maxEventBytes > 0, maxRequestBytes > 0 else {
             throw ValidationError("--max-event-bytes and --max-request-bytes must be positive.")
         }
-        if let maxEvents, maxEvents < 1 {
+        guard maxEvents >= 1 else {
             throw ValidationError("--max-events must be 1 or more.")
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
