@@ -46,10 +46,24 @@ struct IngestHandler: Sendable {
         try core.authenticator.precheck(header: header)
         let encoding = try ContentEncoding.parse(request.headers[.contentEncoding])
         let limit = core.limits.maxRequestBytes
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+        // NIO's parser has already refused a Content-Length that is not a number; compared
+        // as UInt64, one past Int.max is too large rather than ignored.
+        if let header = request.headers[.contentLength], let length = UInt64(header), length > UInt64(limit) {
             throw CollectorError.requestTooLarge(limit: limit)
         }
-        let body = try await BodyReader.read(request.body, encoding: encoding, limit: limit)
+        let body = try await BodyReader.read(
+            request.body, encoding: encoding, limit: limit, timeout: core.limits.bodyReadTimeout)
+        return try await ingest(body, header: header, route: route, channel: context.channel, outcome: &outcome)
+    }
+
+    /// Everything after the body is read: UTF-8, JSON shape, write key, event count limit,
+    /// injected fault, each event's validity, then one transaction for the whole batch.
+    /// Tests and the fuzzer call it in-process (with no channel, an injected reset only
+    /// answers `.reset`).
+    func ingest(
+        _ body: [UInt8], header: AuthorizationHeader, route: CollectorRoute, channel: (any Channel)?,
+        outcome: inout RequestOutcome
+    ) async throws(CollectorError) -> Reply {
         guard !body.isEmpty else { throw CollectorError.emptyBody() }
         guard body.withUnsafeBufferPointer(UTF8Validator.isValid) else { throw CollectorError.invalidUTF8() }
 
@@ -83,7 +97,7 @@ struct IngestHandler: Sendable {
             await hang(seconds: seconds)
             throw CollectorError.injectedHang(seconds: seconds)
         case .reset:
-            await reset(context.channel)
+            if let channel { await reset(channel) }
             return .reset
         }
 

@@ -26,6 +26,7 @@ enum ResponseBuilder {
             switch name {
             case "Retry-After": response.headers[.retryAfter] = value
             case "Allow": response.headers[.allow] = value
+            case "Connection": response.headers[.connection] = value
             default: assertionFailure("unexpected header \(name) on \(error.code)")
             }
         }

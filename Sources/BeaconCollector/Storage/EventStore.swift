@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The collector's SQLite table of received events, keyed by `messageId`: a batch
@@ -144,6 +145,17 @@ final class EventStore: Sendable {
     func messageIds() async throws -> [String] {
         try await writer.read { db in
             try String.fetchAll(db, sql: "SELECT message_id FROM collector_events ORDER BY rowid")
+        }
+    }
+
+    /// Stored `messageId`s in arrival order, as their exact bytes (a `String` read from
+    /// SQLite would stop at a NUL).
+    func messageIdBytes() async throws -> [[UInt8]] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT CAST(message_id AS BLOB) FROM collector_events ORDER BY rowid").map { row in
+                let data: Data = row[0]
+                return Array(data)
+            }
         }
     }
 

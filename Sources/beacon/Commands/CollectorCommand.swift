@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCollector
+import BeaconWire
 import Logging
 import ServiceLifecycle
 
@@ -40,6 +41,15 @@ struct CollectorCommand: AsyncParsableCommand {
 
     @Option(help: "Most events accepted in one request (413 too_many_events above).")
     var maxEvents = CollectorLimits.defaultMaxEventsPerBatch
+
+    @Option(help: "Seconds a connection may stay open with no request arriving before it is closed.")
+    var idleTimeout = CollectorLimits.defaultIdleTimeout.inSeconds
+
+    @Option(help: "Seconds a request body may take to arrive after its headers (408 body_timeout past it).")
+    var bodyTimeout = CollectorLimits.defaultBodyReadTimeout.inSeconds
+
+    @Option(help: "Most connections open at once; one more is answered 503 too_many_connections and closed.")
+    var maxConnections = CollectorLimits.defaultMaxConnections
 
     @Option(help: "Share of batches answered 500 (0...1).")
     var failRate = 0.0
@@ -98,6 +108,14 @@ struct CollectorCommand: AsyncParsableCommand {
         guard maxEvents >= 1 else {
             throw ValidationError("--max-events must be 1 or more.")
         }
+        guard maxConnections >= 1 else {
+            throw ValidationError("--max-connections must be 1 or more.")
+        }
+        for (flag, seconds) in [("--idle-timeout", idleTimeout), ("--body-timeout", bodyTimeout)] {
+            guard let duration = Duration(checkedSeconds: seconds), duration > .zero else {
+                throw ValidationError("\(flag) \(seconds) is not a number of seconds above 0 (at most 10 years).")
+            }
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("Unknown --log-level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical.")
         }
@@ -118,7 +136,10 @@ struct CollectorCommand: AsyncParsableCommand {
         var configuration = CollectorConfiguration(
             host: host, port: port, databasePath: db, writeKeys: Set(writeKeys),
             limits: CollectorLimits(
-                maxEventBytes: maxEventBytes, maxRequestBytes: maxRequestBytes, maxEventsPerBatch: maxEvents),
+                maxEventBytes: maxEventBytes, maxRequestBytes: maxRequestBytes, maxEventsPerBatch: maxEvents,
+                idleTimeout: Duration(checkedSeconds: idleTimeout) ?? CollectorLimits.defaultIdleTimeout,
+                bodyReadTimeout: Duration(checkedSeconds: bodyTimeout) ?? CollectorLimits.defaultBodyReadTimeout,
+                maxConnections: maxConnections),
             faultPlan: faultPlan, seed: seed)
         configuration.configFeedPath = config
         let collector: Collector
