@@ -21,7 +21,7 @@ public func fuzzIngest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
     let flags = data[0]
     let input = UnsafeBufferPointer(start: data + 1, count: size - 1)
-    do {
+    do throws(CollectorError) {
         let body = try inflate(input, gzip: flags & 2 != 0)
         guard !body.isEmpty else { throw CollectorError.emptyBody() }
         guard body.withUnsafeBufferPointer(UTF8Validator.isValid) else { throw CollectorError.invalidUTF8() }
@@ -62,16 +62,17 @@ func inflate(_ input: UnsafeBufferPointer<UInt8>, gzip: Bool) throws(CollectorEr
         return Array(input)
     }
     let inflater: GzipInflater
-    do {
+    do throws(GzipInflater.Failure) {
         inflater = try GzipInflater(limit: maxRequestBytes)
         // Fed in two chunks, as a body arrives.
         let half = input.count / 2
-        try inflater.feed(UnsafeRawBufferPointer(rebasing: input[..<half]))
-        try inflater.feed(UnsafeRawBufferPointer(rebasing: input[half...]))
-    } catch .tooLarge {
-        throw CollectorError.decompressedTooLarge(limit: maxRequestBytes)
-    } catch .corrupt(let reason) {
-        throw CollectorError.invalidGzip(reason)
+        try inflater.feed(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: input[..<half])))
+        try inflater.feed(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: input[half...])))
+    } catch {
+        switch error {
+        case .tooLarge: throw CollectorError.decompressedTooLarge(limit: maxRequestBytes)
+        case .corrupt(let reason): throw CollectorError.invalidGzip(reason)
+        }
     }
     guard inflater.finished else { throw CollectorError.invalidGzip("the stream ends before its end marker") }
     return inflater.output
