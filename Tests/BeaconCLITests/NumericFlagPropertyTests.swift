@@ -1,19 +1,6 @@
+import BeaconWire
 import Foundation
 import Testing
-
-/// A small seeded generator (SplitMix64): the same seed gives the same values, so a
-/// failure can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Hostile numbers as command-line text: the fixed extremes, then seeded random ones
 /// (huge, tiny, negative, long digit strings, garbage).

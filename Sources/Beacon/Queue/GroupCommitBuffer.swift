@@ -230,7 +230,7 @@ final class GroupCommitBuffer: @unchecked Sendable {
         for waiter in ready { waiter.continuation.resume(returning: waiter.committed) }
         if dropped > 0 { onDrop?(dropped) }
         if changed { onFailure?(error, buffered) }
-        writer.asyncAfter(deadline: .now() + .nanoseconds(Int(delay.inNanoseconds))) { self.drain() }
+        writer.asyncAfter(deadline: .now() + .nanoseconds(Int(truncatingIfNeeded: delay.inNanoseconds))) { self.drain() }
     }
 
     // MARK: - Bookkeeping (call with the lock held)

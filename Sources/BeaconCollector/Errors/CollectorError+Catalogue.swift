@@ -152,6 +152,27 @@ extension CollectorError {
             message: "The request body could not be read to the end; resend the whole request.")
     }
 
+    static func bodyTimeout(_ timeout: Duration) -> CollectorError {
+        CollectorError(
+            status: 408, code: "body_timeout",
+            message: "The request body did not arrive within \(timeout.inSeconds) s of its headers; send the whole body at once.",
+            headers: [("Connection", "close")])
+    }
+
+    static func malformedHTTP(_ detail: String) -> CollectorError {
+        CollectorError(
+            status: 400, code: "malformed_http",
+            message: "The request is not well-formed HTTP/1.1 (\(detail)); check the request line, the header syntax and "
+                + "Content-Length or Transfer-Encoding (not both).")
+    }
+
+    static func tooManyConnections(limit: Int) -> CollectorError {
+        CollectorError(
+            status: 503, code: "too_many_connections",
+            message: "The collector already has \(limit) connections open; retry later, or reuse one connection for many requests.",
+            headers: [("Retry-After", "1")])
+    }
+
     static func invalidFaultPlan(_ detail: String) -> CollectorError {
         CollectorError(
             status: 400, code: "invalid_fault_plan",

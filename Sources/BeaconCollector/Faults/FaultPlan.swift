@@ -103,7 +103,7 @@ public struct FaultPlan: Sendable, Hashable, Codable {
         }
         if !(hangSeconds >= 0 && hangSeconds <= FaultPlan.maxHangSeconds) {
             throw FaultPlanError(
-                message: "hangSeconds is \(hangSeconds); use 0 to \(Int(FaultPlan.maxHangSeconds)).")
+                message: "hangSeconds is \(hangSeconds); use 0 to \(Int(saturating: FaultPlan.maxHangSeconds)).")
         }
         if let maxBatchEvents, maxBatchEvents < 1 {
             throw FaultPlanError(message: "maxBatchEvents is \(maxBatchEvents); use 1 or more, or leave it out.")

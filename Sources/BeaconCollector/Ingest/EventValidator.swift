@@ -24,12 +24,18 @@ enum EventValidator {
 
     /// The verdict on the event `item` at `index`, whose text `text` holds.
     ///
-    /// - Parameter defaultType: the type assumed when the event has none (`track`, or the
-    ///   route's for `/v1/identify` and the like).
+    /// - Parameters:
+    ///   - defaultType: the type assumed when the event has none (`track`, or the
+    ///     route's for `/v1/identify` and the like).
+    ///   - detailed: false to skip wording the rejection (no reason, no messageId): for
+    ///     events past the ones an answer lists, whose refusals are only counted.
     static func check(
-        _ item: ParsedItem, index: Int, maxEventBytes: Int, defaultType: EventType = .track, in text: ParsedText
+        _ item: ParsedItem, index: Int, maxEventBytes: Int, defaultType: EventType = .track, detailed: Bool = true,
+        in text: ParsedText
     ) -> Verdict {
-        func reject(_ code: String, _ reason: String) -> Verdict {
+        func reject(_ code: String, _ reason: @autoclosure () -> String) -> Verdict {
+            guard detailed else { return .invalid(EventRejection(index: index, messageId: nil, code: code, reason: "")) }
+            let reason = reason()
             let messageId = item.fields.messageId.flatMap { $0.kind == .string ? text.string($0) : nil }
             return .invalid(
                 EventRejection(
@@ -91,6 +97,13 @@ enum EventValidator {
             return reject(
                 "message_id_too_long",
                 "Event \(index): messageId is longer than \(maxMessageIdLength) bytes; use a UUID.")
+        }
+        // Only an escape (\u0000, \n, ...) can put a control character in a string: the
+        // scanner refuses raw ones, so ids without escapes (nearly all) skip this scan.
+        if messageIdField.isDecoded && text.bytes(messageIdField).contains(where: { $0 < 0x20 }) {
+            return reject(
+                "invalid_message_id",
+                "Event \(index): messageId contains a control character (U+0000 to U+001F); use printable text such as a UUID.")
         }
         var type = defaultType
         if let typeField = fields.type, typeField.kind != .null {

@@ -46,10 +46,24 @@ struct IngestHandler: Sendable {
         try core.authenticator.precheck(header: header)
         let encoding = try ContentEncoding.parse(request.headers[.contentEncoding])
         let limit = core.limits.maxRequestBytes
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+        // NIO's parser has already refused a Content-Length that is not a number; compared
+        // as UInt64, one past Int.max is too large rather than ignored.
+        if let header = request.headers[.contentLength], let length = UInt64(header), length > UInt64(limit) {
             throw CollectorError.requestTooLarge(limit: limit)
         }
-        let body = try await BodyReader.read(request.body, encoding: encoding, limit: limit)
+        let body = try await BodyReader.read(
+            request.body, encoding: encoding, limit: limit, timeout: core.limits.bodyReadTimeout)
+        return try await ingest(body, header: header, route: route, channel: context.channel, outcome: &outcome)
+    }
+
+    /// Everything after the body is read: UTF-8, JSON shape, write key, event count limit,
+    /// injected fault, each event's validity, then one transaction for the whole batch.
+    /// Tests and the fuzzer call it in-process (with no channel, an injected reset only
+    /// answers `.reset`).
+    func ingest(
+        _ body: [UInt8], header: AuthorizationHeader, route: CollectorRoute, channel: (any Channel)?,
+        outcome: inout RequestOutcome
+    ) async throws(CollectorError) -> Reply {
         guard !body.isEmpty else { throw CollectorError.emptyBody() }
         guard body.withUnsafeBufferPointer(UTF8Validator.isValid) else { throw CollectorError.invalidUTF8() }
 
@@ -61,9 +75,10 @@ struct IngestHandler: Sendable {
             parsed = try BatchParser.parseSingle(body)
         default:
             defaultType = .track
-            parsed = try BatchParser.parseBatch(body)
+            // Past the limit the parser only counts elements: the parse stays bounded.
+            parsed = try BatchParser.parseBatch(body, keepingAtMost: core.limits.maxEventsPerBatch)
         }
-        let count = parsed.items.count
+        let count = parsed.elementCount
         try core.authenticator.authorize(header: header, bodyKey: parsed.writeKey)
         outcome.received = count
         if let maximum = core.limits.maxEventsPerBatch, count > maximum {
@@ -82,7 +97,7 @@ struct IngestHandler: Sendable {
             await hang(seconds: seconds)
             throw CollectorError.injectedHang(seconds: seconds)
         case .reset:
-            await reset(context.channel)
+            if let channel { await reset(channel) }
             return .reset
         }
 
@@ -91,15 +106,16 @@ struct IngestHandler: Sendable {
         switch BatchAdmission.decide(parsed, defaultType: defaultType, maxEventBytes: core.limits.maxEventBytes) {
         case .accept(let types):
             batch = AcceptedBatch(parsed: parsed, types: types, receivedAtMilliseconds: receivedAt)
-        case .refuse(let rejections):
-            outcome.rejectedCodes = rejections.map(\.code)
+        case .refuse(let refusal):
+            outcome.rejectedByCode = refusal.countsByCode
+            outcome.rejected = refusal.total
             outcome.status = 400
-            if case .single = route {
-                outcome.errorCode = rejections[0].code
-                return .response(ResponseBuilder.invalidEvents(rejections, total: count, code: rejections[0].code))
+            if case .single = route, let first = refusal.listed.first {
+                outcome.errorCode = first.code
+                return .response(ResponseBuilder.invalidEvents(refusal, total: count, code: first.code))
             }
             outcome.errorCode = "invalid_events"
-            return .response(ResponseBuilder.invalidEvents(rejections, total: count, code: "invalid_events"))
+            return .response(ResponseBuilder.invalidEvents(refusal, total: count, code: "invalid_events"))
         }
 
         let result: EventStore.InsertResult
@@ -117,11 +133,11 @@ struct IngestHandler: Sendable {
 
     /// Holds the request for `seconds`, or until the collector shuts down.
     private func hang(seconds: Double) async {
-        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        let deadline = ContinuousClock.now + .milliseconds(Int64(saturating: seconds * 1000))
         // Bounded: at most `seconds / 50 ms` rounds (seconds is capped by FaultPlan.maxHangSeconds).
         while ContinuousClock.now < deadline && !core.isStopping {
             do {
-                try await Task.sleep(for: .milliseconds(min(50, max(1, Int64((deadline - .now) / .milliseconds(1))))))
+                try await Task.sleep(for: .milliseconds(min(50, max(1, (deadline - .now).inMilliseconds))))
             } catch {
                 return  // cancelled: stop holding the request
             }

@@ -7,8 +7,19 @@ struct ParsedBody: Sendable {
     /// The decoded text of the fields written with escapes.
     var decoded: [UInt8]
     var items: [ParsedItem]
+    /// The number of elements in the body, which is more than `items` holds when the
+    /// parser stopped keeping them past a limit (see ``BatchParser/parseBatch(_:keepingAtMost:)``).
+    var elementCount: Int
     /// `writeKey` from the body (batch level, or the event itself for `/v1/track`).
     var writeKey: String?
+
+    init(body: [UInt8], decoded: [UInt8], items: [ParsedItem], writeKey: String? = nil) {
+        self.body = body
+        self.decoded = decoded
+        self.items = items
+        self.elementCount = items.count
+        self.writeKey = writeKey
+    }
 
     /// Calls `work` with read access to the text of the body and of its fields.
     func withText<Result, Failure: Error>(

@@ -10,8 +10,10 @@ struct RequestOutcome: Sendable {
     var received = 0
     var stored = 0
     var duplicates = 0
-    /// Reason codes of the invalid events.
-    var rejectedCodes: [String] = []
+    /// How many invalid events there were of each reason code.
+    var rejectedByCode: [String: Int] = [:]
+    /// How many events were invalid.
+    var rejected = 0
     /// Events answered with an injected fault.
     var faulted = 0
 

@@ -26,6 +26,7 @@ enum ResponseBuilder {
             switch name {
             case "Retry-After": response.headers[.retryAfter] = value
             case "Allow": response.headers[.allow] = value
+            case "Connection": response.headers[.connection] = value
             default: assertionFailure("unexpected header \(name) on \(error.code)")
             }
         }
@@ -34,13 +35,14 @@ enum ResponseBuilder {
 
     /// The 400 answer to a batch with invalid events: nothing stored, the invalid events
     /// listed (the first ``ErrorResponse/maximumListedRejections``) and counted.
-    static func invalidEvents(_ rejections: [EventRejection], total: Int, code: String) -> Response {
+    static func invalidEvents(_ refusal: BatchAdmission.Refusal, total: Int, code: String) -> Response {
+        let rejections = refusal.listed
         let message =
-            rejections.count == 1 && total == 1
+            refusal.total == 1 && total == 1 && rejections.count == 1
             ? "The event is invalid (\(rejections[0].reason)) Nothing was stored."
-            : "\(rejections.count) of \(total) events are invalid; nothing was stored. "
+            : "\(refusal.total) of \(total) events are invalid; nothing was stored. "
                 + "Drop or fix the events listed in \"rejected\" and resend the others."
-        let body = ErrorResponse(error: code, message: message, rejected: rejections, rejectedCount: rejections.count)
+        let body = ErrorResponse(error: code, message: message, rejected: rejections, rejectedCount: refusal.total)
         return json(body.jsonBytes, status: 400)
     }
 

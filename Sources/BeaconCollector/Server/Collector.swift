@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -32,6 +33,7 @@ public final class Collector: Service, Sendable {
     private let core: CollectorCore
     private let configFeed: ConfigFeed?
     private let binding = Mutex(BindingState())
+    private let connections: ConnectionGate
 
     private struct BindingState {
         var port: Int?
@@ -54,10 +56,19 @@ public final class Collector: Service, Sendable {
         guard limits.maxEventBytes > 0, limits.maxRequestBytes > 0, (limits.maxEventsPerBatch ?? 1) > 0 else {
             throw CollectorSetupError(message: "Collector limits must be positive; check maxEventBytes, maxRequestBytes and maxEventsPerBatch.")
         }
+        for (name, timeout) in [("idleTimeout", limits.idleTimeout), ("bodyReadTimeout", limits.bodyReadTimeout)] {
+            guard timeout > .zero, timeout <= .maximumFromOutside else {
+                throw CollectorSetupError(message: "Collector \(name) must be more than 0 and at most 10 years.")
+            }
+        }
+        guard limits.maxConnections > 0 else {
+            throw CollectorSetupError(message: "Collector maxConnections must be 1 or more.")
+        }
         guard (0...65_535).contains(configuration.port) else {
             throw CollectorSetupError(message: "Port \(configuration.port) is out of range; use 0 (any free port) to 65535.")
         }
         self.configuration = configuration
+        connections = ConnectionGate(limit: limits.maxConnections)
         configFeed = try configuration.configFeedPath.map { path throws(CollectorSetupError) in try ConfigFeed(path: path, logger: logger) }
         let store = try EventStore(path: configuration.databasePath)
         core = CollectorCore(configuration: configuration, store: store, logger: logger)
@@ -70,6 +81,9 @@ public final class Collector: Service, Sendable {
     public func run() async throws {
         let application = Application(
             responder: CollectorResponder(core: core, seed: configuration.seed, configFeed: configFeed),
+            server: HTTPServerBuilder { [limits = configuration.limits, connections] responder in
+                CollectorChannel(responder: responder, limits: limits, gate: connections)
+            },
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { [self] channel in
@@ -145,6 +159,11 @@ public final class Collector: Service, Sendable {
     /// The stored events with their original JSON, in the order they were first stored.
     public func storedEvents(limit: Int = 10_000) async throws -> [StoredEvent] {
         try await core.store.events(limit: limit)
+    }
+
+    /// The connections open now (at most ``CollectorLimits/maxConnections``).
+    public func openConnections() -> Int {
+        connections.count
     }
 
     /// The metrics in Prometheus text format: the same text `GET /metrics` answers.

@@ -30,13 +30,13 @@ final class CollectorMetrics: Sendable {
         if outcome.stored > 0 { stored.increment(by: outcome.stored) }
         if outcome.duplicates > 0 { duplicates.increment(by: outcome.duplicates) }
         if outcome.faulted > 0 { faulted.increment(by: outcome.faulted) }
-        for code in outcome.rejectedCodes {
-            counter("beacon_collector_events_rejected_total", [("reason", code)]).increment()
+        for (code, count) in outcome.rejectedByCode {
+            counter("beacon_collector_events_rejected_total", [("reason", code)]).increment(by: count)
         }
         let status = outcome.status == 0 ? "reset" : String(outcome.status)
         counter("beacon_collector_requests_total", [("route", Self.routeLabel(outcome.route)), ("status", status)])
             .increment()
-        duration.recordNanoseconds(Int64(durationSeconds * 1e9))
+        duration.recordNanoseconds(Int64(saturating: durationSeconds * 1e9))
     }
 
     /// All instruments in the Prometheus text exposition format.

@@ -46,10 +46,10 @@ final class StatsRecorder: Sendable {
             state.stats.received += outcome.received
             state.stats.stored += outcome.stored
             state.stats.duplicates += outcome.duplicates
-            state.stats.rejected += outcome.rejectedCodes.count
+            state.stats.rejected += outcome.rejected
             state.stats.faulted += outcome.faulted
-            for code in outcome.rejectedCodes {
-                state.stats.rejectedByReason[code, default: 0] += 1
+            for (code, count) in outcome.rejectedByCode {
+                state.stats.rejectedByReason[code, default: 0] += count
             }
             if let code = outcome.errorCode {
                 state.stats.errorsByCode[code, default: 0] += 1

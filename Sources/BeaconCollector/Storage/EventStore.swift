@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The collector's SQLite table of received events, keyed by `messageId`: a batch
@@ -99,13 +100,9 @@ final class EventStore: Sendable {
         /// A string or number field's text, or NULL for any other kind or none.
         func bind(_ field: FieldValue?, at index: Int32) throws {
             guard let field, field.hasText else { return try binder.bindNull(at: offset + index) }
-            var bytes = text.bytes(field)
-            if field.isDecoded, let nul = bytes.firstIndex(of: 0) {
-                // Keep what binding a Swift String did: SQLite's C-string text
-                // stops at the first NUL (only an escaped \u0000 can put one here).
-                bytes = UnsafeBufferPointer(rebasing: bytes[..<nul])
-            }
-            try binder.bindText(bytes, at: offset + index)
+            // Every byte, a NUL included: text is bound with its length, never as a C string,
+            // so what is stored (and compared by the PRIMARY KEY) is exactly what was sent.
+            try binder.bindText(text.bytes(field), at: offset + index)
         }
         let fields = item.fields
         try bind(fields.messageId, at: 1)
@@ -148,6 +145,17 @@ final class EventStore: Sendable {
     func messageIds() async throws -> [String] {
         try await writer.read { db in
             try String.fetchAll(db, sql: "SELECT message_id FROM collector_events ORDER BY rowid")
+        }
+    }
+
+    /// Stored `messageId`s in arrival order, as their exact bytes (a `String` read from
+    /// SQLite would stop at a NUL).
+    func messageIdBytes() async throws -> [[UInt8]] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT CAST(message_id AS BLOB) FROM collector_events ORDER BY rowid").map { row in
+                let data: Data = row[0]
+                return Array(data)
+            }
         }
     }
 

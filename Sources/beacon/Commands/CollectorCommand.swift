@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCollector
+import BeaconWire
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -39,8 +40,17 @@ struct CollectorCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Largest request body in bytes, before and after decompression.")
     var maxRequestBytes = CollectorLimits().maxRequestBytes
 
-    @Option(parsing: .unconditional, help: "Most events accepted in one batch (413 above; no limit when omitted).")
-    var maxEvents: Int?
+    @Option(parsing: .unconditional, help: "Most events accepted in one request (413 too_many_events above).")
+    var maxEvents = CollectorLimits.defaultMaxEventsPerBatch
+
+    @Option(parsing: .unconditional, help: "Seconds a connection may stay open with no request arriving before it is closed.")
+    var idleTimeout = CollectorLimits.defaultIdleTimeout.inSeconds
+
+    @Option(parsing: .unconditional, help: "Seconds a request body may take to arrive after its headers (408 body_timeout past it).")
+    var bodyTimeout = CollectorLimits.defaultBodyReadTimeout.inSeconds
+
+    @Option(parsing: .unconditional, help: "Most connections open at once; one more is answered 503 too_many_connections and closed.")
+    var maxConnections = CollectorLimits.defaultMaxConnections
 
     @Option(parsing: .unconditional, help: "Share of batches answered 500 (0...1).")
     var failRate = 0.0
@@ -102,11 +112,19 @@ struct CollectorCommand: AsyncParsableCommand {
         guard Self.requestBytes.contains(maxRequestBytes) else {
             throw ValidationError("--max-request-bytes must be 1...\(Self.requestBytes.upperBound), not \(maxRequestBytes).")
         }
-        if let maxEvents, !Self.eventCounts.contains(maxEvents) {
+        guard Self.eventCounts.contains(maxEvents) else {
             throw ValidationError("--max-events must be 1...\(Self.eventCounts.upperBound), not \(maxEvents).")
         }
         if let maxBatchEvents, !Self.eventCounts.contains(maxBatchEvents) {
             throw ValidationError("--max-batch-events must be 1...\(Self.eventCounts.upperBound), not \(maxBatchEvents).")
+        }
+        guard Self.connectionCounts.contains(maxConnections) else {
+            throw ValidationError("--max-connections must be 1...\(Self.connectionCounts.upperBound), not \(maxConnections).")
+        }
+        for (flag, seconds) in [("--idle-timeout", idleTimeout), ("--body-timeout", bodyTimeout)] {
+            guard let duration = Duration(checkedSeconds: seconds), duration > .zero else {
+                throw ValidationError("\(flag) \(seconds) is not a number of seconds above 0 (at most 10 years).")
+            }
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("Unknown --log-level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical.")
@@ -119,6 +137,8 @@ struct CollectorCommand: AsyncParsableCommand {
     static let requestBytes = 1...256 * 1_048_576
     /// The range `--max-events` and `--max-batch-events` accept.
     static let eventCounts = 1...1_000_000
+    /// The range `--max-connections` accepts.
+    static let connectionCounts = 1...1_000_000
 
     /// A fault plan's message with its field names as this command's flags.
     static func namingFlags(_ message: String) -> String {
@@ -147,7 +167,10 @@ struct CollectorCommand: AsyncParsableCommand {
         var configuration = CollectorConfiguration(
             host: host, port: port, databasePath: db, writeKeys: Set(writeKeys),
             limits: CollectorLimits(
-                maxEventBytes: maxEventBytes, maxRequestBytes: maxRequestBytes, maxEventsPerBatch: maxEvents),
+                maxEventBytes: maxEventBytes, maxRequestBytes: maxRequestBytes, maxEventsPerBatch: maxEvents,
+                idleTimeout: Duration(checkedSeconds: idleTimeout) ?? CollectorLimits.defaultIdleTimeout,
+                bodyReadTimeout: Duration(checkedSeconds: bodyTimeout) ?? CollectorLimits.defaultBodyReadTimeout,
+                maxConnections: maxConnections),
             faultPlan: faultPlan, seed: seed)
         configuration.configFeedPath = config
         if let db, let problem = StorePath.problem(db) {

@@ -54,7 +54,7 @@ struct FlushCommand: AsyncParsableCommand {
         get throws(ValidationError) {
             guard let limit = Duration(checkedSeconds: timeout), limit > .zero else {
                 throw ValidationError(
-                    "--timeout must be a number of seconds more than 0 and at most \(Int64(Duration.maximumFromOutside.inSeconds)), not \(timeout)")
+                    "--timeout must be a number of seconds more than 0 and at most \(Duration.maximumFromOutside.components.seconds), not \(timeout)")
             }
             return limit
         }

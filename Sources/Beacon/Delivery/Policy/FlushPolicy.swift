@@ -112,7 +112,7 @@ extension FlushPolicy {
             // so the whole count of milliseconds then fits an Int64 exactly.
             let milliseconds = (value * scale * 1000).rounded()
             guard Duration(checkedSeconds: milliseconds / 1000) != nil else { return .outOfRange }
-            return .duration(.milliseconds(Int64(milliseconds)))
+            return .duration(.milliseconds(Int64(saturating: milliseconds)))
         }
         return .notADuration
     }

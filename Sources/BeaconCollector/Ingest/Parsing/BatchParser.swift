@@ -4,12 +4,16 @@
 /// buffer).
 enum BatchParser {
     /// Parses a `/v1/batch` body: `{"batch":[...], "writeKey": ..., ...}`.
-    static func parseBatch(_ body: [UInt8]) throws(CollectorError) -> ParsedBody {
+    ///
+    /// - Parameter limit: past this many elements of `batch`, the rest are still checked
+    ///   as JSON and counted (``ParsedBody/elementCount``) but not kept, so a body of many
+    ///   tiny elements costs no memory per element past the limit. `nil` keeps them all.
+    static func parseBatch(_ body: [UInt8], keepingAtMost limit: Int? = nil) throws(CollectorError) -> ParsedBody {
         var decoded: [UInt8] = []
         let scan: BatchScan
         do {
             scan = try body.withUnsafeBufferPointer { bytes throws(JSONSyntaxError) in
-                try scanBatch(bytes, decoded: &decoded)
+                try scanBatch(bytes, keepingAtMost: limit ?? Int.max, decoded: &decoded)
             }
         } catch {
             throw CollectorError.invalidJSON(error)
@@ -17,8 +21,9 @@ enum BatchParser {
         guard scan.rootKind == .object else { throw CollectorError.bodyNotObject(found: scan.rootKind) }
         guard let batchKind = scan.batchKind else { throw CollectorError.missingBatch() }
         guard let items = scan.items else { throw CollectorError.batchNotArray(found: batchKind) }
-        guard !items.isEmpty else { throw CollectorError.emptyBatch() }
+        guard scan.elementCount > 0 else { throw CollectorError.emptyBatch() }
         var parsed = ParsedBody(body: body, decoded: decoded, items: items)
+        parsed.elementCount = scan.elementCount
         if let writeKey = scan.writeKey, writeKey.kind == .string { parsed.writeKey = parsed.string(writeKey) }
         return parsed
     }
@@ -57,11 +62,13 @@ enum BatchParser {
         var rootKind: JSONKind
         var batchKind: JSONKind?
         var items: [ParsedItem]?
+        /// Elements of `batch`, kept or not.
+        var elementCount = 0
         var writeKey: FieldValue?
     }
 
     private static func scanBatch(
-        _ body: UnsafeBufferPointer<UInt8>, decoded: inout [UInt8]
+        _ body: UnsafeBufferPointer<UInt8>, keepingAtMost limit: Int, decoded: inout [UInt8]
     ) throws(JSONSyntaxError) -> BatchScan {
         var scanner = JSONScanner(bytes: body)
         var scan = BatchScan(rootKind: try scanner.peekKind())
@@ -77,9 +84,12 @@ enum BatchParser {
                 let kind = try scanner.peekKind()
                 scan.batchKind = kind
                 if kind == .array {
-                    scan.items = try parseItems(&scanner, decoded: &decoded)
+                    var count = 0
+                    scan.items = try parseItems(&scanner, keepingAtMost: limit, count: &count, decoded: &decoded)
+                    scan.elementCount = count
                 } else {
                     scan.items = nil
+                    scan.elementCount = 0
                     try scanner.skipValue(depth: 1)
                 }
             } else if scanner.token(key, equals: "writeKey") {
@@ -92,14 +102,21 @@ enum BatchParser {
         return scan
     }
 
-    /// Reads the elements of the `batch` array.
+    /// Reads the elements of the `batch` array, keeping the first `limit`; `count` is set
+    /// to the number of elements (kept or not).
     private static func parseItems(
-        _ scanner: inout JSONScanner, decoded: inout [UInt8]
+        _ scanner: inout JSONScanner, keepingAtMost limit: Int, count: inout Int, decoded: inout [UInt8]
     ) throws(JSONSyntaxError) -> [ParsedItem] {
         try scanner.open(UInt8(ascii: "["))
         var items: [ParsedItem] = []
         var first = true
+        count = 0
         while try scanner.nextElement(isFirst: &first) {
+            count += 1
+            if count > limit {
+                try scanner.skipValue(depth: 2)
+                continue
+            }
             let kind = try scanner.peekKind()
             let start = scanner.index
             var fields = EventFields()

@@ -22,8 +22,11 @@ enum ContentEncoding: Sendable, Hashable {
 /// off as soon as its output passes `limit` (so a gzip bomb costs at most `limit` bytes).
 enum BodyReader {
     /// The whole (decompressed) body.
+    ///
+    /// - Parameter timeout: the body read timeout, named in the 408 answer when the
+    ///   connection's ``HTTPGuardHandler`` cuts a body that arrives too slowly.
     static func read(
-        _ body: RequestBody, encoding: ContentEncoding, limit: Int
+        _ body: RequestBody, encoding: ContentEncoding, limit: Int, timeout: Duration = CollectorLimits.defaultBodyReadTimeout
     ) async throws(CollectorError) -> [UInt8] {
         var received = 0
         var plain: [UInt8] = []
@@ -38,6 +41,8 @@ enum BodyReader {
             let next: ByteBuffer?
             do {
                 next = try await iterator.next()
+            } catch is BodyReadTimeout {
+                throw CollectorError.bodyTimeout(timeout)
             } catch {
                 throw CollectorError.bodyReadFailed()
             }

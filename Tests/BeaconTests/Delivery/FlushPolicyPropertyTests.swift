@@ -6,17 +6,6 @@ import Testing
 /// never a trap. The values come from a seeded generator, so a failure replays.
 @Suite("Flush policy parser (property)")
 struct FlushPolicyPropertyTests {
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let extremes = [
         "0", "-0", "-1", "nan", "-nan", "inf", "-inf", "infinity", "1e300", "-1e300", "1e-300", "1e16", "1.7976931348623157e308",
         "9223372036854775807", "-9223372036854775808", "9223372036854775808", String(repeating: "9", count: 400), "abc", "",
@@ -24,7 +13,7 @@ struct FlushPolicyPropertyTests {
     ]
 
     static func numbers(seed: UInt64) -> [String] {
-        var generator = SplitMix64(state: seed)
+        var generator = SeededGenerator(seed: seed)
         var values = extremes
         for _ in 0..<200 {
             switch Int.random(in: 0..<5, using: &generator) {
