@@ -11,7 +11,7 @@ seconds=${1:-60}
 work=$(mktemp -d "${TMPDIR:-/tmp}/beacon-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/src" "$work/corpus" "$here/artifacts"
-cp "$root"/Sources/BeaconWire/*.swift "$work/src/"
+find "$root/Sources/BeaconWire" -name "*.swift" -exec cp {} "$work/src/" \;
 for file in Ingest/BatchAdmission Ingest/EventFields Ingest/EventType Ingest/EventValidator Ingest/MessageIdSet \
     Ingest/ParsedBody Ingest/Parsing/BatchParser Ingest/Parsing/GzipInflater Ingest/Parsing/JSONScanner \
     Ingest/Parsing/UTF8Validator Errors/CollectorError Errors/CollectorError+Catalogue; do
