@@ -132,7 +132,7 @@ struct StorageFaultTests {
         // The failure, the first drop, the recovery (with the drop total): no line per event.
         #expect(logged.count <= 4, "\(logged.count) lines: \(logged.prefix(5))")
         #expect(logged.contains { $0.contains("store write failed") })
-        #expect(logged.contains { $0.contains("work again") && $0.contains("\(queue.droppedFromMemory)") })
+        #expect(logged.contains { $0.contains("work again") && $0.contains("\(queue.droppedFromMemory)") }, "\(queue.droppedFromMemory): \(logged)")
     }
 
     @Test("a store with a newer schema is refused at open, naming the versions, and left as it was")

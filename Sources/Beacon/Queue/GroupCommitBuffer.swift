@@ -282,8 +282,8 @@ final class GroupCommitBuffer: @unchecked Sendable {
             settledThrough = firstTicket + UInt64(count) - 1
             let ready = takeSettledWaiters()
             condition.unlock()
+            if recovered { onRecovery?() }  // before the waiters: they may read what recovery reports
             for waiter in ready { waiter.continuation.resume(returning: waiter.committed) }
-            if recovered { onRecovery?() }
         }
     }
 
