@@ -9,6 +9,12 @@ public struct StorageProblem: Sendable, Hashable, CustomStringConvertible {
         case locked
         case fileRemoved = "file removed"
         case ioError = "I/O error"
+        /// A row holds a value of the wrong type or out of range (see
+        /// ``StorageError/damage``): the store was edited or corrupted outside Beacon.
+        case damaged
+        /// The store was written by a newer Beacon (its schema has migrations this build
+        /// does not know); nothing is migrated or written.
+        case newerSchema = "newer schema"
         case other
     }
 

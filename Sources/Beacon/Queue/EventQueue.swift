@@ -23,8 +23,17 @@ public protocol EventQueue: AnyObject, Sendable {
     /// Returns when the event holding this ticket is committed; throws if it was dropped.
     func waitForCommit(_ ticket: CommitTicket) async throws(TrackingError)
 
-    /// Returns when everything appended before this call is committed or dropped.
+    /// Returns when everything appended before this call is committed or dropped. On a
+    /// store that keeps failing this can take forever: prefer
+    /// ``waitForPendingWrites(timeout:)`` where a caller must not hang.
     func waitForPendingWrites() async
+
+    /// Waits at most `timeout` for the event holding `ticket` to be committed.
+    func waitForCommit(_ ticket: CommitTicket, timeout: Duration) async -> CommitWaitResult
+
+    /// Waits at most `timeout` for everything appended before this call to be committed
+    /// or dropped; returns `false` if the time ran out first.
+    func waitForPendingWrites(timeout: Duration) async -> Bool
 
     /// Registers a destination (idempotent): from now on events stay queued until it is
     /// done with them. `peek` and `settle` register unknown destinations themselves.
@@ -66,6 +75,43 @@ public protocol EventQueue: AnyObject, Sendable {
 }
 
 extension EventQueue {
+    /// A generic bound for queues that do not implement one: races the unbounded wait
+    /// against a timer (the unbounded wait is left running in the background).
+    public func waitForCommit(_ ticket: CommitTicket, timeout: Duration) async -> CommitWaitResult {
+        await Self.race(timeout: timeout) { () async -> CommitWaitResult in
+            do {
+                try await self.waitForCommit(ticket)
+                return .committed
+            } catch {
+                return .dropped
+            }
+        } ?? .timedOut
+    }
+
+    public func waitForPendingWrites(timeout: Duration) async -> Bool {
+        await Self.race(timeout: timeout) { () async -> Bool in
+            await self.waitForPendingWrites()
+            return true
+        } ?? false
+    }
+
+    private static func race<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable () async -> T) async -> T? {
+        let (stream, continuation) = AsyncStream.makeStream(of: T?.self)
+        let work = Task {
+            continuation.yield(await body())
+        }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            continuation.yield(nil)
+        }
+        defer { timer.cancel() }
+        var iterator = stream.makeAsyncIterator()
+        let first = await iterator.next() ?? nil
+        if first == nil { work.cancel() }
+        continuation.finish()
+        return first
+    }
+
     /// The head of the queue for the destination named `default`.
     public func peek(limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent] {
         try await peek(for: Destination.defaultName, after: nil, limit: limit, maxBytes: maxBytes)

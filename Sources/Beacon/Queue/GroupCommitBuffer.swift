@@ -12,7 +12,12 @@ import Foundation
 /// - When the store fails, events stay here, the writer retries with backoff, and the
 ///   fault is reported. If the buffer fills while the store is failing, the oldest
 ///   buffered event is dropped and counted. While the store is healthy, a full buffer
-///   makes `append` wait for the next commit instead (backpressure, never loss).
+///   makes `append` wait for the next commit instead (backpressure, never loss), but at
+///   most `maxAppendWait`: a commit that hangs (a dead disk, a stuck network filesystem)
+///   must not hang the caller, so past that the oldest event is dropped and counted.
+/// - Waits for a commit can be bounded (`waitForCommit(_:until:)`,
+///   `waitForCommit(_:progressTimeout:)`): they end with `.timedOut` instead of hanging
+///   on a store that keeps failing.
 ///
 /// Thread safety: every mutable field is guarded by `condition`; `@unchecked Sendable`
 /// is sound because nothing is read or written outside `condition.lock()`.
@@ -26,7 +31,12 @@ final class GroupCommitBuffer: @unchecked Sendable {
         var initialRetryDelay: Duration = .milliseconds(50)
         /// Longest retry delay.
         var maxRetryDelay: Duration = .seconds(2)
+        /// Longest time `append` waits for room while the store is healthy but a commit
+        /// has not finished; past it the oldest buffered event is dropped.
+        var maxAppendWait: Duration = .seconds(1)
     }
+
+    typealias WaitResult = CommitWaitResult
 
     /// Commits a group; runs on the writer queue. Returns the error, if any.
     typealias Commit = @Sendable ([PendingEvent]) -> StorageError?
@@ -41,18 +51,25 @@ final class GroupCommitBuffer: @unchecked Sendable {
     private var nextTicket: UInt64 = 1
     private var settledThrough: UInt64 = 0
     private var droppedRanges: [ClosedRange<UInt64>] = []
-    private var waiters: [(id: Int, ticket: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+    private var waiters: [(id: Int, ticket: UInt64, continuation: CheckedContinuation<WaitResult, Never>)] = []
     private var waiterCounter = 0
     private var writing = false
     private var failure: StorageError?
+    /// Set when `append` gave up waiting for room: the commit under way is stuck, so
+    /// later appends drop at once instead of each waiting again. Cleared by the next
+    /// commit that ends.
+    private var stalled = false
+    /// When the last commit succeeded (nil: none yet).
+    private var lastCommit: ContinuousClock.Instant?
     private var retryDelay: Duration
     private var closed = false
 
-    /// Called on the writer queue when events are dropped from memory.
+    /// Called when events are dropped from memory: on the writer queue, or on the thread
+    /// of the `append` that dropped them (keep it short).
     var onDrop: (@Sendable (Int) -> Void)?
-    /// Called on the writer queue when a commit fails (the first failure of a run, and
-    /// each time the kind of failure changes).
-    var onFailure: (@Sendable (StorageError, Int) -> Void)?
+    /// Called on the writer queue each time a commit fails, with the events buffered and
+    /// whether this is the first failure of a run or a new kind of failure.
+    var onFailure: (@Sendable (StorageError, Int, Bool) -> Void)?
     /// Called on the writer queue when a commit succeeds after failures.
     var onRecovery: (@Sendable () -> Void)?
 
@@ -77,11 +94,25 @@ final class GroupCommitBuffer: @unchecked Sendable {
         return Int(nextTicket - 1)
     }
 
+    /// The current failure, if the last commit failed, and when a commit last succeeded.
+    var health: (failure: StorageError?, lastCommit: ContinuousClock.Instant?) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (failure, lastCommit)
+    }
+
     /// Adds an event; see the type's documentation for when this waits.
     func append(_ event: PendingEvent) -> CommitTicket {
         condition.lock()
-        while entries.count >= configuration.capacity, failure == nil, !closed {
-            condition.wait()
+        if entries.count >= configuration.capacity, failure == nil, !stalled, !closed {
+            // Only when full: the common path reads no clock.
+            let limit = Date(timeIntervalSinceNow: configuration.maxAppendWait.inSeconds)
+            while entries.count >= configuration.capacity, failure == nil, !closed {
+                if !condition.wait(until: limit) {
+                    stalled = true  // the writer is stuck: drop below instead of hanging
+                    break
+                }
+            }
         }
         var dropped = 0
         while entries.count >= configuration.capacity {
@@ -98,7 +129,8 @@ final class GroupCommitBuffer: @unchecked Sendable {
         let ready = dropped > 0 ? takeSettledWaiters() : []
         condition.unlock()
         for waiter in ready { waiter.continuation.resume(returning: waiter.committed) }
-        if dropped > 0, let onDrop { writer.async { [dropped] in onDrop(dropped) } }
+        // On the caller's thread, not the writer's: the writer may be the one that is stuck.
+        if dropped > 0 { onDrop?(dropped) }
         if start { writer.async { self.drain() } }
         return CommitTicket(rawValue: ticket)
     }
@@ -106,30 +138,72 @@ final class GroupCommitBuffer: @unchecked Sendable {
     /// Waits until the ticket is settled; returns `false` if its event was dropped, or if
     /// the waiting task was cancelled first.
     func waitForCommit(_ ticket: CommitTicket) async -> Bool {
+        await waitForCommit(ticket, until: nil) == .committed
+    }
+
+    /// Waits until the ticket is settled or `deadline` passes (never, when nil).
+    func waitForCommit(_ ticket: CommitTicket, until deadline: ContinuousClock.Instant?) async -> WaitResult {
         let id = nextWaiterID()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 condition.lock()
                 if let committed = outcome(of: ticket.rawValue) {
                     condition.unlock()
-                    continuation.resume(returning: committed)
+                    continuation.resume(returning: committed ? .committed : .dropped)
                     return
                 }
                 if Task.isCancelled {
                     condition.unlock()
-                    continuation.resume(returning: false)
+                    continuation.resume(returning: .timedOut)
                     return
+                }
+                if let deadline {
+                    let left = deadline - .now
+                    guard left > .zero else {
+                        condition.unlock()
+                        continuation.resume(returning: .timedOut)
+                        return
+                    }
+                    // Not on the writer queue: a commit that hangs must not hold the deadline up.
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: left.inNanoseconds))) {
+                        self.resumeWaiter(id, with: .timedOut)
+                    }
                 }
                 waiters.append((id, ticket.rawValue, continuation))
                 condition.unlock()
             }
         } onCancel: {
-            condition.lock()
-            let index = waiters.firstIndex { $0.id == id }
-            let waiter = index.map { waiters.remove(at: $0) }
-            condition.unlock()
-            waiter?.continuation.resume(returning: false)
+            resumeWaiter(id, with: .timedOut)
         }
+    }
+
+    /// Waits until the ticket is settled, or until no commit has succeeded for
+    /// `progressTimeout` (counted from the later of the last commit and the start of the
+    /// wait): a slow but working store is waited for, a stalled or failing one is not.
+    func waitForCommit(_ ticket: CommitTicket, progressTimeout: Duration) async -> WaitResult {
+        let start = ContinuousClock.now
+        while true {
+            let progress = health.lastCommit.map { max($0, start) } ?? start
+            let deadline = progress + progressTimeout
+            guard deadline > .now else { return .timedOut }
+            let result = await waitForCommit(ticket, until: deadline)
+            if result != .timedOut || Task.isCancelled { return result }
+        }
+    }
+
+    /// `.committed` or `.dropped` once the ticket is settled, nil before.
+    func settledOutcome(of ticket: CommitTicket) -> WaitResult? {
+        condition.lock()
+        defer { condition.unlock() }
+        return outcome(of: ticket.rawValue).map { $0 ? .committed : .dropped }
+    }
+
+    private func resumeWaiter(_ id: Int, with result: WaitResult) {
+        condition.lock()
+        let index = waiters.firstIndex { $0.id == id }
+        let waiter = index.map { waiters.remove(at: $0) }
+        condition.unlock()
+        waiter?.continuation.resume(returning: result)
     }
 
     private func nextWaiterID() -> Int {
@@ -145,6 +219,9 @@ final class GroupCommitBuffer: @unchecked Sendable {
         guard last > 0 else { return }
         _ = await waitForCommit(CommitTicket(rawValue: last))
     }
+
+    /// The last ticket handed out (0 when none).
+    var lastTicketIssued: CommitTicket { CommitTicket(rawValue: lastTicket()) }
 
     private func lastTicket() -> UInt64 {
         condition.lock()
@@ -163,7 +240,7 @@ final class GroupCommitBuffer: @unchecked Sendable {
         waiters.removeAll()
         condition.broadcast()
         condition.unlock()
-        for waiter in pending { waiter.continuation.resume(returning: false) }
+        for waiter in pending { waiter.continuation.resume(returning: .dropped) }
         return left
     }
 
@@ -199,12 +276,14 @@ final class GroupCommitBuffer: @unchecked Sendable {
             condition.lock()
             let recovered = failure != nil
             failure = nil
+            stalled = false
+            lastCommit = .now
             retryDelay = configuration.initialRetryDelay
             settledThrough = firstTicket + UInt64(count) - 1
             let ready = takeSettledWaiters()
             condition.unlock()
+            if recovered { onRecovery?() }  // before the waiters: they may read what recovery reports
             for waiter in ready { waiter.continuation.resume(returning: waiter.committed) }
-            if recovered { onRecovery?() }
         }
     }
 
@@ -221,6 +300,7 @@ final class GroupCommitBuffer: @unchecked Sendable {
         }
         let changed = failure?.kind != error.kind
         failure = error
+        stalled = false
         let delay = retryDelay
         retryDelay = min(retryDelay * 2, configuration.maxRetryDelay)
         let buffered = entries.count
@@ -228,8 +308,8 @@ final class GroupCommitBuffer: @unchecked Sendable {
         condition.broadcast()  // producers waiting for room now drop the oldest instead
         condition.unlock()
         for waiter in ready { waiter.continuation.resume(returning: waiter.committed) }
+        onFailure?(error, buffered, changed)
         if dropped > 0 { onDrop?(dropped) }
-        if changed { onFailure?(error, buffered) }
         writer.asyncAfter(deadline: .now() + .nanoseconds(Int(truncatingIfNeeded: delay.inNanoseconds))) { self.drain() }
     }
 
@@ -243,11 +323,11 @@ final class GroupCommitBuffer: @unchecked Sendable {
         return nil
     }
 
-    private func takeSettledWaiters() -> [(continuation: CheckedContinuation<Bool, Never>, committed: Bool)] {
-        var ready: [(continuation: CheckedContinuation<Bool, Never>, committed: Bool)] = []
+    private func takeSettledWaiters() -> [(continuation: CheckedContinuation<WaitResult, Never>, committed: WaitResult)] {
+        var ready: [(continuation: CheckedContinuation<WaitResult, Never>, committed: WaitResult)] = []
         waiters.removeAll { waiter in
             guard let committed = outcome(of: waiter.ticket) else { return false }
-            ready.append((waiter.continuation, committed))
+            ready.append((waiter.continuation, committed ? .committed : .dropped))
             return true
         }
         return ready

@@ -94,6 +94,16 @@ public final class InMemoryEventQueue: EventQueue {
 
     public func waitForPendingWrites() async { await buffer.waitForPendingWrites() }
 
+    public func waitForCommit(_ ticket: CommitTicket, timeout: Duration) async -> CommitWaitResult {
+        await buffer.waitForCommit(ticket, until: .now + timeout)
+    }
+
+    public func waitForPendingWrites(timeout: Duration) async -> Bool {
+        let last = buffer.lastTicketIssued
+        guard last.rawValue > 0 else { return true }
+        return await buffer.waitForCommit(last, until: .now + timeout) != .timedOut
+    }
+
     public var depth: QueueDepth {
         let buffered = buffer.bufferedCount
         let accepted = buffer.acceptedCount

@@ -38,6 +38,8 @@ struct MonitorCommand: AsyncParsableCommand {
         let reader: StoreReader
         do {
             reader = try StoreReader(path: db)
+            // Read once before the screen goes up: a damaged store is refused with one line.
+            _ = try await reader.status(batchLimit: 200, deadLetterLimit: 1)
         } catch {
             throw error.cli(path: db)
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Beacon
 import BeaconWire
 import Foundation
+import Logging
 
 /// `beacon track`: enqueue events into a store.
 struct TrackCommand: AsyncParsableCommand {
@@ -15,6 +16,9 @@ struct TrackCommand: AsyncParsableCommand {
             "userId": "..."}. Refused lines are reported on stderr with their line number; the \
             others are stored, and the exit code is 2 if any line was refused.
             With --print-ids, each event's messageId is printed on its own line once it is committed.
+            If the store stops taking commits (disk full, read-only, file removed) for 5 seconds, \
+            track gives up: exit 1 with one line saying how many events were stored and how many \
+            were dropped (every printed id is stored).
             """)
 
     @Option(help: "The store (an SQLite file; created if missing).")
@@ -48,17 +52,22 @@ struct TrackCommand: AsyncParsableCommand {
 
     /// The range `--count` accepts.
     static let counts = 0...10_000_000
+    /// How long track waits for a store that takes no commit before it gives up.
+    static let stallLimit: Duration = .seconds(5)
 
     func run() async throws {
         let parsed = try Self.parse(properties: properties)
         let queue: SQLiteEventQueue
         do {
-            queue = try SQLiteEventQueue(path: db)
+            // The queue's own fault log is off: a failing store ends the command with one line.
+            var logger = Logger(label: "beacon.queue")
+            logger.logLevel = .critical
+            queue = try SQLiteEventQueue(path: db, logger: logger)
         } catch {
             throw error.cli(path: db)
         }
         let tracker = Tracker(queue: queue)
-        var printer = IDPrinter(enabled: printIds)
+        var printer = IDPrinter(enabled: printIds, queue: queue)
         var accepted = 0
         var refused = 0
         if stdin {
@@ -76,28 +85,43 @@ struct TrackCommand: AsyncParsableCommand {
                             + "re-encode the input as UTF-8")
                     continue
                 }
+                let receipt: TrackReceipt
                 do {
-                    try await printer.add(tracker.track(json: line))
+                    receipt = try tracker.track(json: line)
                     accepted += 1
                 } catch {
                     refused += 1
                     Output.error("beacon: line \(lineNumber): \(error)")
+                    continue
                 }
+                guard await printer.add(receipt) else { throw await Self.giveUp(queue: queue, db: db, accepted: accepted) }
             }
         } else {
             for index in 0..<count {
                 var eventProperties = parsed
                 if count > 1 && eventProperties["index"] == nil { eventProperties["index"] = .int(index) }
+                let receipt: TrackReceipt
                 do {
-                    try await printer.add(tracker.track(name, properties: eventProperties, userId: userId, anonymousId: anonymousId))
+                    receipt = try tracker.track(name, properties: eventProperties, userId: userId, anonymousId: anonymousId)
                     accepted += 1
                 } catch {
                     throw CLIError.badInput("\(error)")
                 }
+                guard await printer.add(receipt) else { throw await Self.giveUp(queue: queue, db: db, accepted: accepted) }
             }
         }
-        try await printer.finish()
-        await queue.waitForPendingWrites()
+        guard await printer.finish() else { throw await Self.giveUp(queue: queue, db: db, accepted: accepted) }
+        guard await queue.waitForPendingWrites(progressTimeout: Self.stallLimit) else {
+            throw await Self.giveUp(queue: queue, db: db, accepted: accepted)
+        }
+        if queue.droppedFromMemory > 0 {
+            // The store recovered, but not before the memory buffer overflowed.
+            let report = await queue.close()
+            throw CLIError.runtime(
+                "\(report.droppedFromMemory) of \(accepted) events were dropped while \(db) was failing ("
+                    + (report.recorded ? "counted in its dropped total" : "not counted in the store: it cannot be written")
+                    + "); the others are stored")
+        }
         if !printIds {
             Output.line("queued \(accepted) event\(accepted == 1 ? "" : "s") in \(db) (depth \(queue.depth.events))")
         }
@@ -125,32 +149,56 @@ struct TrackCommand: AsyncParsableCommand {
     }
 }
 
+extension TrackCommand {
+    /// Ends a run on a store that took no commit for ``stallLimit``: the events still in
+    /// memory are dropped and counted (in the store's `dropped` counter if it can still
+    /// take that one small write), and the error says how many.
+    static func giveUp(queue: SQLiteEventQueue, db: String, accepted: Int) async -> CLIError {
+        let cause = queue.currentFailure.map { "\($0.kind.rawValue): \($0.message)" } ?? "a commit did not finish"
+        let report = await queue.close()
+        let stored = max(0, accepted - report.droppedFromMemory)
+        let recorded = report.recorded
+            ? "counted in the store's dropped total"
+            : "not counted in the store: it cannot be written" + (report.recordError.map { " (\($0.message))" } ?? "")
+        return CLIError.runtime(
+            "gave up after \(stallLimit.components.seconds) s without a commit to \(db) (\(cause)); "
+                + "\(stored) of \(accepted) event\(accepted == 1 ? "" : "s") stored, \(report.droppedFromMemory) dropped (\(recorded))")
+    }
+}
+
 /// Prints ids in order once their events are committed, a chunk at a time.
 struct IDPrinter {
     let enabled: Bool
+    let queue: SQLiteEventQueue
     private var pending: [TrackReceipt] = []
 
-    init(enabled: Bool) { self.enabled = enabled }
-
-    mutating func add(_ receipt: TrackReceipt) async throws {
-        guard enabled else { return }
-        pending.append(receipt)
-        if pending.count >= 256 { try await finish() }
+    init(enabled: Bool, queue: SQLiteEventQueue) {
+        self.enabled = enabled
+        self.queue = queue
     }
 
-    mutating func finish() async throws {
-        guard enabled, let last = pending.last else { return }
-        do {
-            try await last.committed()
-        } catch {
-            throw CLIError.runtime("\(error)")
-        }
+    /// Holds the receipt; every 256, prints the chunk. `false`: the store stalled.
+    mutating func add(_ receipt: TrackReceipt) async -> Bool {
+        guard enabled else { return true }
+        pending.append(receipt)
+        if pending.count >= 256 { return await finish() }
+        return true
+    }
+
+    /// Waits for the chunk's last event (as long as the store makes progress), then prints
+    /// the ids of the chunk's events that are stored, in order. `false`: no commit for
+    /// ``TrackCommand/stallLimit``; the ids already stored are printed all the same.
+    mutating func finish() async -> Bool {
+        guard enabled, let last = pending.last else { return true }
+        let result = last.filtered == .keep
+            ? await queue.waitForCommit(last.ticket, progressTimeout: TrackCommand.stallLimit) : .committed
         var text = ""
-        for receipt in pending {
+        for receipt in pending where receipt.filtered != .keep || queue.commitState(of: receipt.ticket) == .committed {
             text += receipt.messageId
             text += "\n"
         }
         FileHandle.standardOutput.write(Data(text.utf8))
         pending.removeAll(keepingCapacity: true)
+        return result != .timedOut
     }
 }

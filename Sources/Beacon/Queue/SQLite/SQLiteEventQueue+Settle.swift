@@ -168,7 +168,10 @@ extension SQLiteEventQueue {
                 \(leaving)
                 """),
             arguments: arguments)
-        let (deleted, bytes, deadLettered): (Int, Int, Int) = (row?[0] ?? 0, row?[1] ?? 0, row?[2] ?? 0)
+        let checked = row.map { StoredRow($0, table: "events") }
+        let (deleted, bytes, deadLettered): (Int, Int, Int) = (
+            try checked?.int(0, "seq") ?? 0, try checked?.int(1, "payload") ?? 0, try checked?.int(2, "seq") ?? 0
+        )
         guard deleted > 0 else { return 0 }
         try db.run("DELETE " + leaving, arguments)
         stored.depth -= deleted

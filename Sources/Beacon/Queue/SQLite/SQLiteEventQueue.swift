@@ -18,6 +18,16 @@ import Synchronization
 /// Bounds: at most ``Configuration/maxQueuedEvents`` events and
 /// ``Configuration/maxQueuedBytes`` bytes are kept; past that, the oldest events that are
 /// not being sent are dropped, counted and reported (`QueueEvent.dropped`).
+///
+/// Faults: when the store fails (disk full, read-only, file removed, locked, damaged),
+/// events wait in memory (``Configuration/memoryBufferCapacity``) while the writer
+/// retries with backoff; past that the oldest buffered are dropped, counted in memory and
+/// added to the store's `dropped` counter by the first commit that works. `append` never
+/// waits on a failing store, and at most ``Configuration/maxTrackWait`` on a stuck one.
+/// The log gets one line per change of condition and a summary every
+/// ``Configuration/logSummaryInterval`` while it lasts. To bound a wait, use
+/// ``waitForCommit(_:timeout:)``, ``waitForCommit(_:progressTimeout:)`` or
+/// ``waitForPendingWrites(timeout:)``; ``close(timeout:)`` counts what never got stored.
 public final class SQLiteEventQueue: EventQueue {
     /// What a commit survives.
     public enum Durability: Sendable, Hashable {
@@ -45,6 +55,14 @@ public final class SQLiteEventQueue: EventQueue {
         public var busyTimeout: Duration = .milliseconds(200)
         /// Batch history rows kept. Default 1,000.
         public var batchHistoryLimit = 1_000
+        /// Longest time `append` (and so `track`) waits for room in a full memory buffer
+        /// while a commit has not finished (a stuck disk); past it the oldest buffered
+        /// event is dropped and counted. On a store reporting errors it never waits.
+        /// Default 1 s.
+        public var maxTrackWait: Duration = .seconds(1)
+        /// While the store keeps failing, how often the log gets a summary line (events
+        /// held, events dropped); changes of condition are logged at once. Default 30 s.
+        public var logSummaryInterval: Duration = .seconds(30)
 
         public init() {}
     }
@@ -59,6 +77,17 @@ public final class SQLiteEventQueue: EventQueue {
     /// Numbers write transactions in the order SQLite serializes them (it is taken inside
     /// each transaction), so their counters reach `state` in that order too.
     private let transactionCounter = Mutex<UInt64>(0)
+    private let faultLog = Mutex(FaultLog())
+
+    /// What the rate-limited fault log has said and not yet said.
+    struct FaultLog {
+        /// When the current run of failures started (nil: the store works).
+        var failingSince: ContinuousClock.Instant?
+        var lastSummary: ContinuousClock.Instant?
+        /// Events dropped from memory since the run started.
+        var droppedInRun = 0
+        var droppedSinceSummary = 0
+    }
 
     struct State {
         var stored: StoreSchema.State
@@ -66,7 +95,10 @@ public final class SQLiteEventQueue: EventQueue {
         /// Per destination, the sequences handed out by `peek` and not yet settled.
         var leases: [String: ClosedRange<Int64>] = [:]
         var lastBatchID: Int64 = 0
-        var droppedFromMemory = 0
+        /// Events dropped from memory not yet added to the store's `dropped` counter.
+        var unrecordedDrops = 0
+        /// Events dropped from memory since the queue was opened.
+        var totalMemoryDrops = 0
         var fileIdentity: FileIdentity?
         /// Order of the last transaction whose counters were copied into `stored`.
         var appliedTransaction: UInt64 = 0
@@ -91,11 +123,15 @@ public final class SQLiteEventQueue: EventQueue {
                 // DatabasePool sets NORMAL on its writer after prepareDatabase: set it here.
                 try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
             }
-            try StoreSchema.migrator().migrate(pool)
+            let migrator = StoreSchema.migrator()
+            try pool.read { db in try StoreSchema.refuseNewerSchema(db, migrator: migrator, path: path) }
+            try migrator.migrate(pool)
             (stored, destinations, lastBatchID) = try pool.read { db in
                 (
                     try StoreSchema.State.read(db), try StoreSchema.DestinationState.readAll(db),
-                    try Int64.fetchOne(db, sql: "SELECT max(id) FROM batches") ?? 0
+                    try Row.fetchOne(db, sql: "SELECT max(id) FROM batches").flatMap { row in
+                        try StoredRow(row, table: "batches").optionalInt64(0, "id", in: 0...(1 << 62), meaning: "a batch id in 0...2^62")
+                    } ?? 0
                 )
             }
         } catch {
@@ -107,13 +143,14 @@ public final class SQLiteEventQueue: EventQueue {
         var bufferConfiguration = GroupCommitBuffer.Configuration()
         bufferConfiguration.capacity = configuration.memoryBufferCapacity
         bufferConfiguration.maxGroup = configuration.maxEventsPerTransaction
+        bufferConfiguration.maxAppendWait = configuration.maxTrackWait
         let commitBox = CommitBox()
         self.buffer = GroupCommitBuffer(configuration: bufferConfiguration, label: "beacon.queue.writer") { group in
             commitBox.queue?.commit(group)
         }
         commitBox.queue = self
         buffer.onDrop = { [weak self] count in self?.droppedFromMemory(count) }
-        buffer.onFailure = { [weak self] error, buffered in self?.storageFailed(error, buffered: buffered) }
+        buffer.onFailure = { [weak self] error, buffered, changed in self?.storageFailed(error, buffered: buffered, changed: changed) }
         buffer.onRecovery = { [weak self] in self?.storageRecovered() }
     }
 
@@ -138,12 +175,137 @@ public final class SQLiteEventQueue: EventQueue {
         await buffer.waitForPendingWrites()
     }
 
+    public func waitForCommit(_ ticket: CommitTicket, timeout: Duration) async -> CommitWaitResult {
+        await buffer.waitForCommit(ticket, until: .now + timeout)
+    }
+
+    public func waitForPendingWrites(timeout: Duration) async -> Bool {
+        let last = buffer.lastTicketIssued
+        guard last.rawValue > 0 else { return true }
+        return await buffer.waitForCommit(last, until: .now + timeout) != .timedOut
+    }
+
+    /// Waits for the event holding `ticket` as long as the store makes progress: ends with
+    /// `.timedOut` once no commit has succeeded for `progressTimeout` (counted from the
+    /// later of the last commit and the start of the wait). For a command that must end
+    /// on a store that keeps failing, yet wait for a slow one.
+    public func waitForCommit(_ ticket: CommitTicket, progressTimeout: Duration) async -> CommitWaitResult {
+        await buffer.waitForCommit(ticket, progressTimeout: progressTimeout)
+    }
+
+    /// ``waitForCommit(_:progressTimeout:)`` for everything appended before this call;
+    /// `false` if it timed out.
+    public func waitForPendingWrites(progressTimeout: Duration) async -> Bool {
+        let last = buffer.lastTicketIssued
+        guard last.rawValue > 0 else { return true }
+        return await buffer.waitForCommit(last, progressTimeout: progressTimeout) != .timedOut
+    }
+
+    /// Whether the event holding `ticket` is committed or dropped (nil: not settled yet).
+    public func commitState(of ticket: CommitTicket) -> CommitWaitResult? {
+        buffer.settledOutcome(of: ticket)
+    }
+
+    /// Events dropped from memory (the store failing, the buffer full) since the queue
+    /// was opened, recorded in the store's `dropped` counter or not yet.
+    public var droppedFromMemory: Int { state.withLock { $0.totalMemoryDrops } }
+
+    /// The store's current failure (nil when the last commit worked or none was tried).
+    public var currentFailure: StorageError? { buffer.health.failure }
+
+    /// What ``close(timeout:)`` did.
+    public struct CloseReport: Sendable, Hashable {
+        /// Events still in memory, never stored: dropped and counted by the close.
+        public var discarded: Int
+        /// Every event dropped from memory during the queue's life, `discarded` included.
+        public var droppedFromMemory: Int
+        /// Whether those drops are in the store's `dropped` counter (false: the store
+        /// could not be written in time; they are only in this report).
+        public var recorded: Bool
+        /// Why they could not be recorded, when they could not.
+        public var recordError: StorageError?
+    }
+
+    /// Stops the queue: events still waiting in memory are dropped and counted, and the
+    /// drops not yet in the store's `dropped` counter are written to it in one small
+    /// transaction if that finishes within `timeout` (it often does on a full disk: the
+    /// failed group's space is reused). Waiters are told their events were not stored;
+    /// later appends are dropped. Call it before exiting when a store kept failing.
+    public func close(timeout: Duration = .seconds(1)) async -> CloseReport {
+        let left = buffer.close()
+        let (unrecorded, total) = state.withLock { state -> (Int, Int) in
+            state.unrecordedDrops += left.count
+            state.totalMemoryDrops += left.count
+            return (state.unrecordedDrops, state.totalMemoryDrops)
+        }
+        var report = CloseReport(discarded: left.count, droppedFromMemory: total, recorded: unrecorded == 0)
+        guard unrecorded > 0 else { return report }
+        let pool = self.pool
+        let path = location
+        let deadline = ContinuousClock.now + timeout
+        // The thread gets a little longer than the loop, so an answer at the deadline is not lost.
+        let failure: StorageError?? = await Self.runBlocking(timeout: timeout + .milliseconds(300)) {
+            // A full disk sometimes refuses the first try and takes the next: try until the deadline.
+            var attempt = 0
+            while true {
+                do {
+                    try pool.writeWithoutTransaction { db in
+                        try db.inCachedTransaction {
+                            try db.execute(sql: "UPDATE queue_state SET dropped = dropped + ? WHERE id = 1", arguments: [unrecorded])
+                        }
+                    }
+                    return nil
+                } catch {
+                    attempt += 1
+                    let pause = Duration.milliseconds(min(50 * attempt, 200))
+                    if ContinuousClock.now + pause >= deadline { return StorageError(error, path: path) }
+                    Thread.sleep(forTimeInterval: pause.inSeconds)
+                }
+            }
+        }
+        switch failure {
+        case .none:
+            report.recordError = StorageError(kind: .ioError, message: "\(path): the store did not answer within \(timeout)")
+        case .some(.some(let error)):
+            report.recordError = error
+        case .some(.none):
+            break
+        }
+        if case .some(.none) = failure {
+            state.withLock { state in
+                state.unrecordedDrops -= unrecorded
+                state.stored.dropped += unrecorded
+            }
+            report.recorded = true
+        }
+        if !left.isEmpty || !report.recorded {
+            logger.error("queue closed with events not stored", metadata: [
+                "discarded": "\(left.count)", "dropped": "\(total)", "recorded": "\(report.recorded)",
+            ])
+        }
+        return report
+    }
+
+    /// Runs blocking work on a thread of its own and waits for it at most `timeout`
+    /// (nil: it did not finish in time, and is left to finish on its own).
+    private static func runBlocking<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable () -> T) async -> T? {
+        let once = Mutex<CheckedContinuation<T?, Never>?>(nil)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+            once.withLock { $0 = continuation }
+            let finish: @Sendable (T?) -> Void = { value in
+                once.withLock { $0.take() }?.resume(returning: value)
+            }
+            Thread.detachNewThread { finish(body()) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: timeout.inNanoseconds))) { finish(nil) }
+        }
+    }
+
     public var depth: QueueDepth {
         let buffered = buffer.bufferedCount
         let accepted = buffer.acceptedCount
         return state.withLock { state in
             var totals = state.stored.totals
-            totals.dropped += state.droppedFromMemory
+            totals.dropped += state.unrecordedDrops
             totals.accepted = accepted
             return QueueDepth(
                 events: state.stored.depth, bytes: state.stored.bytes, buffered: buffered, totals: totals,
@@ -251,6 +413,10 @@ public final class SQLiteEventQueue: EventQueue {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage) }
+            let sequence = sqlite3_column_int64(handle, 0)  // the rowid: always an integer
+            guard StoreSchema.integerRange.contains(sequence) else {
+                throw StoreDamage(table: "events", column: "seq", found: "\(sequence)", expected: "a sequence number within ±2^62")
+            }
             let size = Int(sqlite3_column_bytes(handle, 3))
             if !events.isEmpty, bytes + size > maxBytes { break }
             bytes += size
@@ -261,7 +427,7 @@ public final class SQLiteEventQueue: EventQueue {
                 count = size
             }
             events.append(QueuedEvent(
-                sequence: sqlite3_column_int64(handle, 0), messageId: text(handle, 1), name: text(handle, 2), payload: payload))
+                sequence: sequence, messageId: text(handle, 1), name: text(handle, 2), payload: payload))
         }
         return events
     }
@@ -305,7 +471,7 @@ public final class SQLiteEventQueue: EventQueue {
 
     fileprivate func commit(_ group: [PendingEvent]) -> StorageError? {
         if let problem = checkFileIdentity() { return problem }
-        let leases = state.withLock { Array($0.leases.values) }
+        let (leases, memoryDrops) = state.withLock { (Array($0.leases.values), $0.unrecordedDrops) }
         let limits = (events: configuration.maxQueuedEvents, bytes: configuration.maxQueuedBytes)
         var dropped = 0
         let result: Snapshot
@@ -326,6 +492,7 @@ public final class SQLiteEventQueue: EventQueue {
                         stored.bytes += event.payload.count
                     }
                     stored.committed += group.count
+                    stored.dropped += memoryDrops  // drops from memory while the store failed
                     for name in snapshot.destinations.keys { snapshot.destinations[name]?.pending += group.count }
                     if stored.depth > limits.events || stored.bytes > limits.bytes {
                         dropped = try SQLiteEventQueue.dropOldest(
@@ -340,7 +507,7 @@ public final class SQLiteEventQueue: EventQueue {
         } catch {
             return StorageError(error, path: location)
         }
-        apply(result)
+        apply(result, recordedDrops: memoryDrops)
         let depth = self.depth
         notify(.committed(count: group.count, depth: depth))
         if dropped > 0 {
@@ -360,8 +527,11 @@ public final class SQLiteEventQueue: EventQueue {
     }
 
     /// Copies a transaction's counters into memory unless a later one already did.
-    func apply(_ snapshot: Snapshot) {
+    func apply(_ snapshot: Snapshot, recordedDrops: Int = 0) {
         state.withLock { state in
+            // A later transaction read its counters after this one committed: its copy,
+            // applied already or not, includes these drops too.
+            state.unrecordedDrops -= recordedDrops
             guard snapshot.order > state.appliedTransaction else { return }
             state.appliedTransaction = snapshot.order
             state.stored = snapshot.stored
@@ -377,12 +547,13 @@ public final class SQLiteEventQueue: EventQueue {
     ) throws -> Int {
         let rows = try Row.fetchCursor(db, sql: "SELECT seq, length(payload) FROM events ORDER BY seq")
         var victims: [Int64] = []
-        while state.depth > limits.events || state.bytes > limits.bytes, let row = try rows.next() {
-            let sequence: Int64 = row[0]
+        while state.depth > limits.events || state.bytes > limits.bytes, let next = try rows.next() {
+            let row = StoredRow(next, table: "events")
+            let sequence = try row.int64(0, "seq")
             if leases.contains(where: { $0.contains(sequence) }) { continue }
             victims.append(sequence)
             state.depth -= 1
-            state.bytes -= row[1] as Int
+            state.bytes -= try row.int(1, "payload")
         }
         guard let first = victims.first, let last = victims.last else { return 0 }
         for (name, destination) in destinations {
@@ -402,21 +573,60 @@ public final class SQLiteEventQueue: EventQueue {
         return victims.count
     }
 
+    // MARK: Faults, logged at a bounded rate
+
     private func droppedFromMemory(_ count: Int) {
-        state.withLock { $0.droppedFromMemory += count }
-        logger.error("store failing and memory buffer full: dropped oldest buffered events", metadata: ["events": "\(count)"])
+        state.withLock { state in
+            state.unrecordedDrops += count
+            state.totalMemoryDrops += count
+        }
+        let first = faultLog.withLock { log -> Bool in
+            log.droppedInRun += count
+            log.droppedSinceSummary += count
+            return log.droppedInRun == count
+        }
+        if first {
+            logger.error("memory buffer full while the store fails: dropping the oldest buffered events (counted as dropped)", metadata: [
+                "events": "\(count)",
+            ])
+        }
         notify(.dropped(count: count, reason: "store failing and memory buffer full", depth: depth))
     }
 
-    private func storageFailed(_ error: StorageError, buffered: Int) {
-        logger.error("store write failed; holding events in memory and retrying", metadata: [
-            "kind": "\(error.kind.rawValue)", "error": "\(error.message)", "buffered": "\(buffered)",
-        ])
-        notify(.storageProblem(StorageProblem(kind: error.kind, message: error.message, since: .now(), bufferedEvents: buffered)))
+    private func storageFailed(_ error: StorageError, buffered: Int, changed: Bool) {
+        let now = ContinuousClock.now
+        let interval = configuration.logSummaryInterval
+        let summary = faultLog.withLock { log -> (seconds: Int64, dropped: Int)? in
+            if log.failingSince == nil { log.failingSince = now }
+            if changed {
+                log.lastSummary = now
+                log.droppedSinceSummary = 0
+                return nil
+            }
+            guard now - (log.lastSummary ?? now) >= interval else { return nil }
+            log.lastSummary = now
+            defer { log.droppedSinceSummary = 0 }
+            return ((now - (log.failingSince ?? now)).components.seconds, log.droppedSinceSummary)
+        }
+        if changed {
+            logger.error("store write failed; holding events in memory and retrying", metadata: [
+                "kind": "\(error.kind.rawValue)", "error": "\(error.message)", "buffered": "\(buffered)",
+            ])
+            notify(.storageProblem(StorageProblem(kind: error.kind, message: error.message, since: .now(), bufferedEvents: buffered)))
+        } else if let summary {
+            logger.error("store still failing", metadata: [
+                "kind": "\(error.kind.rawValue)", "for": "\(summary.seconds) s", "buffered": "\(buffered)",
+                "dropped": "\(summary.dropped) since the last summary",
+            ])
+        }
     }
 
     private func storageRecovered() {
-        logger.notice("store writes work again")
+        let run = faultLog.withLock { log -> (seconds: Int64, dropped: Int) in
+            defer { log = FaultLog() }
+            return ((ContinuousClock.now - (log.failingSince ?? .now)).components.seconds, log.droppedInRun)
+        }
+        logger.notice("store writes work again", metadata: ["after": "\(run.seconds) s", "dropped": "\(run.dropped)"])
         notify(.storageRecovered(depth: depth))
     }
 
@@ -442,12 +652,15 @@ public final class SQLiteEventQueue: EventQueue {
             db,
             sql: "SELECT seq, message_id, name, payload, reason, destination, status, failed_at FROM dead_letters ORDER BY failed_at DESC, seq DESC, destination LIMIT ?",
             arguments: [limit]
-        ).map { row in
-            let payload: Data = row[3]
+        ).map { fetched in
+            let row = StoredRow(fetched, table: "dead_letters")
             return DeadLetter(
-                event: QueuedEvent(sequence: row[0], messageId: row[1], name: row[2], payload: [UInt8](payload)),
-                reason: row[4], destination: row[5], status: row[6],
-                failedAt: Timestamp(millisecondsSince1970: row[7]))
+                event: QueuedEvent(
+                    sequence: try row.int64(0, "seq"), messageId: try row.string(1, "message_id"), name: try row.string(2, "name"),
+                    payload: [UInt8](try row.bytes(3, "payload"))),
+                reason: try row.string(4, "reason"), destination: try row.string(5, "destination"),
+                status: try row.optionalInt(6, "status"),
+                failedAt: Timestamp(millisecondsSince1970: try row.timestamp(7, "failed_at")))
         }
     }
 
@@ -456,11 +669,14 @@ public final class SQLiteEventQueue: EventQueue {
             db,
             sql: "SELECT id, destination, started_at, duration_us, events, bytes, attempt, status, outcome, error FROM batches ORDER BY id DESC LIMIT ?",
             arguments: [limit]
-        ).map { row in
-            BatchRecord(
-                id: row[0], destination: row[1], startedAt: Timestamp(millisecondsSince1970: row[2]),
-                duration: .microseconds(row[3] as Int64), events: row[4], bytes: row[5], attempt: row[6],
-                status: row[7], outcome: BatchOutcome(rawValue: row[8]) ?? .retry, error: row[9])
+        ).map { fetched in
+            let row = StoredRow(fetched, table: "batches")
+            return BatchRecord(
+                id: try row.int64(0, "id"), destination: try row.string(1, "destination"),
+                startedAt: Timestamp(millisecondsSince1970: try row.timestamp(2, "started_at")),
+                duration: .microseconds(try row.int64(3, "duration_us")), events: try row.int(4, "events"),
+                bytes: try row.int(5, "bytes"), attempt: try row.int(6, "attempt"), status: try row.optionalInt(7, "status"),
+                outcome: BatchOutcome(rawValue: try row.string(8, "outcome")) ?? .retry, error: try row.optionalString(9, "error"))
         }
     }
 

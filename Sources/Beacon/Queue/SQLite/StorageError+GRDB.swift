@@ -3,6 +3,14 @@ import GRDB
 extension StorageError {
     /// Classifies an error from SQLite into a storage problem a user can act on.
     init(_ error: any Error, path: String) {
+        if let error = error as? StorageError {
+            self = error
+            return
+        }
+        if let damage = error as? StoreDamage {
+            self = .damaged(path: path, table: damage.table, column: damage.column, found: damage.found, expected: damage.expected)
+            return
+        }
         guard let error = error as? DatabaseError else {
             self.init(kind: .other, message: "\(error)")
             return

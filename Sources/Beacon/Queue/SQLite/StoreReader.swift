@@ -25,6 +25,7 @@ public final class StoreReader: Sendable {
             guard isStore else {
                 throw StorageError(kind: .other, message: "\(path) is an SQLite file but not a Beacon store")
             }
+            try pool.read { db in try StoreSchema.refuseNewerSchema(db, migrator: StoreSchema.migrator(), path: path) }
         } catch let error as StorageError {
             throw error
         } catch {
@@ -38,7 +39,9 @@ public final class StoreReader: Sendable {
             return try await pool.read { db in
                 let state = try StoreSchema.State.read(db)
                 let deadCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM dead_letters") ?? 0
-                let oldest = try Int64.fetchOne(db, sql: "SELECT created_at FROM events ORDER BY seq LIMIT 1")
+                let oldest = try Row.fetchOne(db, sql: "SELECT created_at FROM events ORDER BY seq LIMIT 1").map { row in
+                    try StoredRow(row, table: "events").timestamp(0, "created_at")
+                }
                 // A store last opened by an older Beacon has no destinations table yet.
                 let destinations = try db.tableExists("destinations") ? StoreSchema.DestinationState.readAll(db) : [:]
                 return StoreStatus(

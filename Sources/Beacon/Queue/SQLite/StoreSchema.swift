@@ -3,6 +3,12 @@ import GRDB
 /// The tables of a Beacon store, shared by the engine (read-write) and `beacon monitor`
 /// (read-only, from another process).
 @_spi(Benchmarks) public enum StoreSchema {
+    /// Integers read back from the store (counters, sequences, ids, sizes) must lie in
+    /// this range: arithmetic on them within one transaction cannot overflow.
+    static let integerRange: ClosedRange<Int64> = -(1 << 62)...(1 << 62)
+    /// Timestamps read back: milliseconds from 1970 to the end of year 9999.
+    static let timestampRange: ClosedRange<Int64> = 0...253_402_300_799_999
+
     public static func migrator() -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-queue") { db in
@@ -122,6 +128,22 @@ import GRDB
         return migrator
     }
 
+    /// Throws ``StorageProblem/Kind/newerSchema`` when the store has migrations this
+    /// build does not know (a newer Beacon wrote it): nothing must be migrated or written
+    /// then, since this build's statements may not fit the newer tables.
+    static func refuseNewerSchema(_ db: Database, migrator: DatabaseMigrator, path: String) throws {
+        guard try db.tableExists("grdb_migrations") else { return }
+        let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
+        let known = migrator.migrations
+        let unknown = applied.filter { !known.contains($0) }
+        guard !unknown.isEmpty else { return }
+        throw StorageError(
+            kind: .newerSchema,
+            message: "\(path) has store schema version \(applied.count) (its migrations include \(unknown.joined(separator: ", "))), "
+                + "newer than this beacon's version \(known.count) (up to \(known.last ?? "none")); "
+                + "use the newer beacon that wrote it, or another store; nothing was changed")
+    }
+
     /// One destination's row in `destinations`.
     struct DestinationState: Sendable, Hashable {
         var name: String
@@ -138,10 +160,12 @@ import GRDB
             var all: [String: DestinationState] = [:]
             let rows = try Row.fetchCursor(
                 db.cachedStatement(sql: "SELECT name, cursor, pending, delivered, dead_lettered, filtered, dropped FROM destinations"))
-            while let row = try rows.next() {
+            while let next = try rows.next() {
+                let row = StoredRow(next, table: "destinations")
                 let state = DestinationState(
-                    name: row[0], cursor: row[1], pending: row[2], delivered: row[3], deadLettered: row[4],
-                    filtered: row[5], dropped: row[6])
+                    name: try row.string(0, "name"), cursor: try row.int64(1, "cursor"), pending: try row.int(2, "pending"),
+                    delivered: try row.int(3, "delivered"), deadLettered: try row.int(4, "dead_lettered"),
+                    filtered: try row.int(5, "filtered"), dropped: try row.int(6, "dropped"))
                 all[state.name] = state
             }
             return all
@@ -172,12 +196,15 @@ import GRDB
         var dropped: Int = 0
 
         static func read(_ db: Database) throws -> State {
-            guard let row = try Row.fetchOne(
+            guard let fetched = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT next_seq, depth, bytes, committed, delivered, dead_lettered, dropped FROM queue_state WHERE id = 1")
             ) else { return State() }
+            let row = StoredRow(fetched, table: "queue_state")
             return State(
-                nextSeq: row[0], depth: row[1], bytes: row[2], committed: row[3], delivered: row[4],
-                deadLettered: row[5], dropped: row[6])
+                nextSeq: try row.int64(0, "next_seq", in: 1...(1 << 62), meaning: "a sequence number in 1...2^62"),
+                depth: try row.int(1, "depth"), bytes: try row.int(2, "bytes"), committed: try row.int(3, "committed"),
+                delivered: try row.int(4, "delivered"), deadLettered: try row.int(5, "dead_lettered"),
+                dropped: try row.int(6, "dropped"))
         }
 
         func write(_ db: Database, now: Int64) throws {

@@ -1,0 +1,421 @@
+import Foundation
+import GRDB
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `beacon` commands on stores that are damaged, newer than the binary, or failing on a
+/// real filesystem (a full tmpfs, a file removed under the writer, an ext4 image forced
+/// read-only under the writer). Each command must end within a bound with one line on
+/// stderr and exit 1, and every id printed by `--print-ids` must be in the store after.
+///
+/// The filesystem tests mount things and need root: as root (CI) a failing mount fails
+/// the test; otherwise they are disabled with the reason.
+@Suite("Storage faults through the CLI", .serialized, .timeLimit(.minutes(3)))
+struct StorageFaultCLITests {
+    // MARK: Damaged and newer stores
+
+    static let damages: [(sql: String, table: String, column: String, queueState: Bool)] = [
+        ("UPDATE queue_state SET depth = 'abc'", "queue_state", "depth", true),
+        ("UPDATE queue_state SET next_seq = 1e300", "queue_state", "next_seq", true),
+        ("UPDATE queue_state SET next_seq = 9223372036854775807", "queue_state", "next_seq", true),
+        ("UPDATE batches SET duration_us = 'slow'", "batches", "duration_us", false),
+    ]
+
+    @Test("a wrong-typed or out-of-range value is reported as damage naming table and column, exit 1",
+          arguments: 0..<damages.count)
+    func damagedStore(_ index: Int) async throws {
+        let damage = Self.damages[index]
+        let directory = try BeaconProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let db = directory + "/q.sqlite"
+        let tracked = try await Bounded.run(["track", "--db", db, "--count", "3"])
+        #expect(tracked.status == 0, "\(tracked.stderr)")
+        try await DatabaseQueue(path: db).write { db in
+            try db.execute(sql: """
+                INSERT INTO batches (id, destination, started_at, duration_us, events, bytes, attempt, status, outcome, error)
+                VALUES (1, 'default', 1700000000000, 1500, 3, 300, 1, 200, 'sent', NULL)
+                """)
+            try db.execute(sql: damage.sql)
+        }
+        var commands = [["status", "--db", db], ["status", "--db", db, "--json"], ["monitor", "--db", db]]
+        if damage.queueState {
+            commands += [["track", "--db", db], ["flush", "--db", db, "--endpoint", "log:", "--timeout", "10"]]
+        }
+        for command in commands {
+            let result = try await Bounded.run(command, timeout: .seconds(20))
+            #expect(!result.timedOut, "\(command[0]) ended")
+            #expect(result.status == 1, "\(command) exits 1, not \(result.status) (\(result.stderr))")
+            #expect(!result.stderr.contains("Fatal error"), "\(command) does not trap")
+            #expect(result.stderrLines.count == 1, "\(command): one line, not \(result.stderrLines)")
+            #expect(result.stderr.contains("damaged"), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("\(damage.table).\(damage.column)"), "\(command): \(result.stderr)")
+        }
+    }
+
+    @Test("a store with a newer schema is refused naming both versions; nothing is migrated")
+    func newerSchema() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let db = directory + "/q.sqlite"
+        #expect(try await Bounded.run(["track", "--db", db, "--count", "2"]).status == 0)
+        // What a future Beacon might do: a migration this binary does not know, and a column renamed.
+        try await DatabaseQueue(path: db).write { db in
+            try db.execute(sql: "ALTER TABLE events RENAME COLUMN message_id TO mid")
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v4-future')")
+        }
+        for command in [
+            ["status", "--db", db], ["monitor", "--db", db], ["track", "--db", db], ["track", "--db", db, "--print-ids"],
+            ["flush", "--db", db, "--endpoint", "log:", "--timeout", "10"],
+        ] {
+            let result = try await Bounded.run(command, timeout: .seconds(20))
+            #expect(!result.timedOut, "\(command) ended")
+            #expect(result.status == 1, "\(command) exits 1, not \(result.status) (\(result.stderr))")
+            #expect(result.stderrLines.count == 1, "\(command): one line, not \(result.stderrLines)")
+            #expect(result.stderr.contains("schema version 4"), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("version 3"), "\(command): \(result.stderr)")
+        }
+        let migrations = try await DatabaseQueue(path: db).read { db in
+            try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
+        }
+        #expect(migrations == ["v1-queue", "v2-sync", "v3-destinations", "v4-future"])
+        let depth = try await DatabaseQueue(path: db).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") }
+        #expect(depth == 2, "no event was added to the newer store")
+    }
+
+    // MARK: Real filesystems (root)
+
+    @Test("disk full (a 2 MB tmpfs): track ends within the bound, one line, drops counted",
+          .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func diskFull() async throws {
+        let mount = try Mount.tmpfs(sizeKB: 2048)
+        defer { mount.unmount() }
+        let db = mount.path + "/q.sqlite"
+        let started = ContinuousClock.now
+        let result = try await Bounded.run(["track", "--db", db, "--count", "100000"], timeout: .seconds(60))
+        #expect(!result.timedOut, "track on a full disk ends")
+        #expect(ContinuousClock.now - started < .seconds(30), "within the documented bound (5 s without a commit)")
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderrLines.count == 1, "one line, not \(result.stderrLines.count): \(result.stderrLines.prefix(3))")
+        let line = result.stderrLines.first ?? ""
+        #expect(line.contains("disk full"), "\(line)")
+        let numbers = Self.numbers(in: line, before: " dropped")
+        let dropped = try #require(numbers.last, "the line says how many were dropped: \(line)")
+        #expect(dropped > 0)
+        let status = try await Bounded.run(["status", "--db", db, "--json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        let totals = json?["totals"] as? [String: Any]
+        let storedDropped = totals?["dropped"] as? Int ?? -1
+        let committed = totals?["committed"] as? Int ?? -1
+        if line.contains("counted in the store's dropped total") {
+            #expect(storedDropped == dropped, "status shows the drops: \(status.stdout)")
+        } else {
+            #expect(line.contains("not counted in the store"), "\(line)")
+        }
+        #expect(committed + dropped == 100_000, "every event is either stored or counted as dropped (\(committed) + \(dropped))")
+    }
+
+    @Test("disk full: every id printed by --print-ids is stored; track ends within the bound",
+          .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func diskFullPrintIds() async throws {
+        let mount = try Mount.tmpfs(sizeKB: 2048)
+        defer { mount.unmount() }
+        let db = mount.path + "/q.sqlite"
+        let result = try await Bounded.run(["track", "--db", db, "--count", "100000", "--print-ids"], timeout: .seconds(60))
+        #expect(!result.timedOut)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderrLines.count == 1, "\(result.stderrLines.prefix(3))")
+        let ids = result.stdoutLines
+        let stored = try await Self.storedIds(copyOf: db)
+        #expect(Set(ids).isSubset(of: stored), "\(Set(ids).subtracting(stored).count) printed ids are missing")
+    }
+
+    @Test("disk full: a 3-line --stdin track ends within the bound with one line",
+          .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func diskFullStdin() async throws {
+        let mount = try Mount.tmpfs(sizeKB: 2048)
+        defer { mount.unmount() }
+        let db = mount.path + "/q.sqlite"
+        let first = try await Bounded.run(["track", "--db", db, "--print-ids"])
+        #expect(first.status == 0, "\(first.stderr)")
+        // Fill what is left of the filesystem, so the next commit has nowhere to go.
+        let filler = open(mount.path + "/filler", O_CREAT | O_WRONLY, 0o600)
+        #expect(filler >= 0)
+        let block = [UInt8](repeating: 0, count: 65536)
+        var size = 0
+        while true {
+            let written = block.withUnsafeBytes { write(filler, $0.baseAddress, $0.count) }
+            if written <= 0 { break }
+            size += written
+        }
+        #expect(errno == ENOSPC)
+        // Leave 64 KB: enough to open the store, too little for three 30 KB events.
+        #expect(ftruncate(filler, off_t(max(0, size - 65536))) == 0)
+        close(filler)
+        let lines = (0..<3).map { #"{"event": "Line \#($0)", "properties": {"pad": "\#(String(repeating: "x", count: 30000))"}}"# }
+        let result = try await Bounded.run(
+            ["track", "--db", db, "--stdin", "--print-ids"], stdin: lines.joined(separator: "\n") + "\n", timeout: .seconds(30))
+        #expect(!result.timedOut, "track ends")
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderrLines.count == 1, "\(result.stderrLines)")
+        #expect(result.stderr.contains("disk full"), "\(result.stderr)")
+        let stored = try await Self.storedIds(copyOf: db)
+        #expect(first.stdoutLines.count == 1)
+        #expect(Set(first.stdoutLines + result.stdoutLines).isSubset(of: stored))
+    }
+
+    @Test("the store file removed under a running track: ends within the bound; printed ids are in the file it had")
+    func fileRemoved() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let db = directory + "/q.sqlite"
+        let child = try Child(["track", "--db", db, "--count", "10000000", "--print-ids"])
+        defer { child.kill() }
+        #expect(child.waitForStdout(lines: 1000, timeout: .seconds(30)), "the child printed ids")
+        // Keep the inode reachable under another name, then remove the store's name.
+        #expect(link(db, directory + "/kept.sqlite") == 0)
+        #expect(unlink(db) == 0)
+        let result = child.finish(timeout: .seconds(30))
+        #expect(!result.timedOut, "track ends once the file is gone")
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderrLines.count == 1, "\(result.stderrLines.prefix(3))")
+        #expect(result.stderr.contains("file removed"), "\(result.stderr)")
+        // The committed events are in the removed file and its WAL: open them under one name.
+        let check = directory + "/check.sqlite"
+        try FileManager.default.copyItem(atPath: directory + "/kept.sqlite", toPath: check)
+        if FileManager.default.fileExists(atPath: db + "-wal") {
+            try FileManager.default.copyItem(atPath: db + "-wal", toPath: check + "-wal")
+        }
+        let stored = try await Self.storedIds(check)
+        let ids = result.stdoutLines
+        #expect(ids.count >= 1000)
+        #expect(Set(ids).isSubset(of: stored), "\(Set(ids).subtracting(stored).count) printed ids are missing")
+    }
+
+    @Test("the filesystem forced read-only under a running track: ends within the bound; printed ids survive",
+          .enabled(if: getuid() == 0, "mounting an ext4 image needs root"))
+    func readOnlyUnderWriter() async throws {
+        let mount = try Mount.ext4Image(sizeMB: 32)
+        defer { mount.unmount() }
+        let db = mount.path + "/q.sqlite"
+        let child = try Child(["track", "--db", db, "--count", "10000000", "--print-ids"])
+        defer { child.kill() }
+        #expect(child.waitForStdout(lines: 1000, timeout: .seconds(30)), "the child printed ids")
+        try mount.forceReadOnly()
+        let result = child.finish(timeout: .seconds(30))
+        #expect(!result.timedOut, "track ends once the filesystem is read-only")
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderrLines.count == 1, "\(result.stderrLines.prefix(3))")
+        // Read the store from a copy: the read-only mount cannot hold SQLite's shared memory file.
+        let stored = try await Self.storedIds(copyOf: db)
+        let ids = result.stdoutLines
+        #expect(ids.count >= 1000)
+        #expect(Set(ids).isSubset(of: stored), "\(Set(ids).subtracting(stored).count) printed ids are missing")
+    }
+
+    // MARK: Helpers
+
+    /// The ids in a copy of the store and its WAL (for a store on a filesystem that is
+    /// full or read-only, where SQLite cannot make its shared-memory file).
+    static func storedIds(copyOf path: String) async throws -> Set<String> {
+        let copy = try BeaconProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + "/q.sqlite" + suffix)
+        }
+        return try await storedIds(copy + "/q.sqlite")
+    }
+
+    static func storedIds(_ path: String) async throws -> Set<String> {
+        var configuration = Configuration()
+        configuration.readonly = true
+        return try await DatabaseQueue(path: path, configuration: configuration).read { db in
+            try String.fetchSet(db, sql: "SELECT message_id FROM events")
+        }
+    }
+
+    /// The integers in `text` that are followed by `suffix`.
+    static func numbers(in text: String, before suffix: String) -> [Int] {
+        var found: [Int] = []
+        var rest = Substring(text)
+        while let range = rest.range(of: suffix) {
+            let digits = rest[..<range.lowerBound].reversed().prefix { $0.isNumber }
+            if let value = Int(String(digits.reversed())) { found.append(value) }
+            rest = rest[range.upperBound...]
+        }
+        return found
+    }
+}
+
+/// A child `beacon` whose output is read as it comes, killed if it outlives its bound.
+final class Child: @unchecked Sendable {
+    let process = Process()
+    private let lock = NSLock()
+    private var out = Data()
+    private var err = Data()
+    private let done = DispatchGroup()
+
+    init(_ arguments: [String], stdin: String? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: BeaconProcess.path)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
+        let outPipe = Pipe()
+        let errPipe = Pipe()
+        let inPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        process.standardInput = inPipe
+        try process.run()
+        for (pipe, isOut) in [(outPipe, true), (errPipe, false)] {
+            done.enter()
+            Thread.detachNewThread { [self] in
+                let handle = pipe.fileHandleForReading
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    lock.lock()
+                    if isOut { out.append(chunk) } else { err.append(chunk) }
+                    lock.unlock()
+                }
+                done.leave()
+            }
+        }
+        if let stdin { inPipe.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try? inPipe.fileHandleForWriting.close()
+    }
+
+    private var stdoutLineCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return out.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
+    }
+
+    /// Polls (every 20 ms, bounded) until `lines` lines were printed or the child ended.
+    func waitForStdout(lines: Int, timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if stdoutLineCount >= lines { return true }
+            if !process.isRunning { return stdoutLineCount >= lines }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    /// Waits (polling, bounded) for the child to exit; kills it past `timeout`.
+    func finish(timeout: Duration) -> Bounded.Result {
+        let deadline = ContinuousClock.now + timeout
+        var timedOut = false
+        while process.isRunning {
+            if ContinuousClock.now >= deadline {
+                timedOut = true
+                kill()
+                break
+            }
+            usleep(20_000)
+        }
+        process.waitUntilExit()
+        _ = done.wait(timeout: .now() + 5)
+        lock.lock()
+        defer { lock.unlock() }
+        return Bounded.Result(
+            status: process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus,
+            stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self), timedOut: timedOut)
+    }
+
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Runs `beacon` to completion with a bound: a child that hangs is killed and reported.
+enum Bounded {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var timedOut: Bool
+        var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+        var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+    }
+
+    static func run(_ arguments: [String], stdin: String? = nil, timeout: Duration = .seconds(30)) async throws -> Result {
+        try await offThePool {
+            let child = try Child(arguments, stdin: stdin)
+            return child.finish(timeout: timeout)
+        }
+    }
+}
+
+/// A filesystem mounted for one test; `unmount()` (lazy) in a `defer`.
+struct Mount {
+    let path: String
+    let image: String?
+    let device: String?
+
+    static func tmpfs(sizeKB: Int) throws -> Mount {
+        let path = try BeaconProcess.temporaryDirectory()
+        try shell("mount", "-t", "tmpfs", "-o", "size=\(sizeKB)k", "tmpfs", path)
+        return Mount(path: path, image: nil, device: nil)
+    }
+
+    /// An ext4 image on a loop device, with `errors=remount-ro` so that an injected error
+    /// makes the kernel turn it read-only under whoever is writing.
+    static func ext4Image(sizeMB: Int) throws -> Mount {
+        let path = try BeaconProcess.temporaryDirectory()
+        let image = path + ".img"
+        try shell("truncate", "-s", "\(sizeMB)M", image)
+        try shell("mkfs.ext4", "-q", image)
+        try shell("mount", "-o", "loop,errors=remount-ro", image, path)
+        let device = try shell("findmnt", "-n", "-o", "SOURCE", path).trimmingCharacters(in: .whitespacesAndNewlines)
+        return Mount(path: path, image: image, device: device)
+    }
+
+    /// `mount -o remount,ro` is refused while a file is open for writing; an error
+    /// injected through sysfs makes ext4 (mounted `errors=remount-ro`) go read-only at once.
+    func forceReadOnly() throws {
+        guard let device else { throw MountError(message: "not an ext4 image") }
+        let knob = "/sys/fs/ext4/\(URL(fileURLWithPath: device).lastPathComponent)/trigger_fs_error"
+        try Data("1\n".utf8).write(to: URL(fileURLWithPath: knob))
+        // The next write on the filesystem must fail: prove it before the test relies on it.
+        let probe = path + "/probe"
+        let fd = open(probe, O_CREAT | O_WRONLY, 0o600)
+        if fd >= 0 {
+            close(fd)
+            throw MountError(message: "\(path) still takes writes after the injected error")
+        }
+    }
+
+    func unmount() {
+        _ = try? Mount.shell("umount", "-l", path)
+        if let image { try? FileManager.default.removeItem(atPath: image) }
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    struct MountError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    @discardableResult
+    static func shell(_ arguments: String...) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let error = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw MountError(message: "\(arguments.joined(separator: " ")) failed: \(String(decoding: error, as: UTF8.self))")
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}

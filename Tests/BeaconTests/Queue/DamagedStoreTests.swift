@@ -1,0 +1,102 @@
+import Beacon
+import BeaconWire
+import Foundation
+import GRDB
+import Testing
+
+/// Values read back from the store are outside input: a wrong type or an out-of-range
+/// number in any column is reported as a damaged store naming the table and column,
+/// never a trap (GRDB's `row[i] as Int` traps on them).
+@Suite("Damaged stores", .timeLimit(.minutes(1)))
+struct DamagedStoreTests {
+    let directory: String
+    var path: String { directory + "/queue.sqlite" }
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-damaged-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    /// A store with 3 events, one destination and one batch in its history.
+    func makeStore() async throws {
+        let queue = try SQLiteEventQueue(path: path)
+        let tracker = Tracker(queue: queue)
+        for index in 0..<3 { try await tracker.track("e\(index)").committed() }
+        try await queue.register(destination: "default")
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(sql: """
+                INSERT INTO batches (id, destination, started_at, duration_us, events, bytes, attempt, status, outcome, error)
+                VALUES (1, 'default', 1700000000000, 1500, 3, 300, 1, 200, 'sent', NULL)
+                """)
+        }
+    }
+
+    func damage(_ sql: String) async throws {
+        try await DatabaseQueue(path: path).write { db in try db.execute(sql: sql) }
+    }
+
+    static let damages: [(sql: String, column: String)] = [
+        ("UPDATE queue_state SET depth = 'abc'", "queue_state.depth"),
+        ("UPDATE queue_state SET next_seq = 1e300", "queue_state.next_seq"),
+        ("UPDATE queue_state SET next_seq = 9223372036854775807", "queue_state.next_seq"),
+        ("UPDATE queue_state SET bytes = -9223372036854775808", "queue_state.bytes"),
+        ("UPDATE destinations SET pending = x'00ff'", "destinations.pending"),
+        ("UPDATE destinations SET cursor = 2.5", "destinations.cursor"),
+    ]
+
+    @Test("opening a damaged store throws a damaged StorageError naming table and column", arguments: 0..<damages.count)
+    func openingThrows(_ index: Int) async throws {
+        try await makeStore()
+        try await damage(Self.damages[index].sql)
+        let error = #expect(throws: StorageError.self) { _ = try SQLiteEventQueue(path: path) }
+        #expect(error?.kind.rawValue == "damaged")
+        #expect(error?.message.contains(Self.damages[index].column) == true, "\(String(describing: error))")
+        let read = await #expect(throws: StorageError.self) { _ = try await StoreReader(path: path).status() }
+        #expect(read?.kind.rawValue == "damaged")
+        #expect(read?.message.contains(Self.damages[index].column) == true, "\(String(describing: read))")
+    }
+
+    @Test("a wrong-typed column in the batch history or a dead letter fails the read, naming it",
+          arguments: [
+            ("UPDATE batches SET duration_us = 'slow'", "batches.duration_us"),
+            ("UPDATE batches SET started_at = 1e300", "batches.started_at"),
+            ("UPDATE batches SET attempt = 'first'", "batches.attempt"),
+          ])
+    func historyReadThrows(_ sql: String, _ column: String) async throws {
+        try await makeStore()
+        try await damage(sql)
+        let queue = try SQLiteEventQueue(path: path)  // the history is not read at open
+        let error = await #expect(throws: StorageError.self) { _ = try await queue.recentBatches(limit: 10) }
+        #expect(error?.kind.rawValue == "damaged")
+        #expect(error?.message.contains(column) == true, "\(String(describing: error))")
+    }
+
+    @Test("damage made under a running queue is reported as a storage problem, and nothing traps")
+    func damageUnderARunningQueue() async throws {
+        try await makeStore()
+        let queue = try SQLiteEventQueue(path: path)
+        let (problems, continuation) = AsyncStream.makeStream(of: StorageProblem.self)
+        queue.addListener { event in
+            if case .storageProblem(let problem) = event { continuation.yield(problem) }
+        }
+        try await damage("UPDATE queue_state SET committed = 'many'")
+        let receipt = try Tracker(queue: queue).track("after the damage")
+        var iterator = problems.makeAsyncIterator()
+        let problem = try #require(await iterator.next())  // bounded by the suite's time limit
+        #expect(problem.kind.rawValue == "damaged")
+        #expect(problem.message.contains("queue_state.committed"))
+        #expect(queue.depth.buffered == 1, "the event waits in memory, \(receipt.messageId)")
+    }
+
+    @Test("an event row at the end of the sequence range is damage when read, not an overflow later")
+    func sequenceAtTheLimit() async throws {
+        try await makeStore()
+        try await damage("UPDATE events SET seq = 9223372036854775807 WHERE seq = 3")
+        let queue = try SQLiteEventQueue(path: path)
+        let error = await #expect(throws: StorageError.self) {
+            _ = try await queue.peek(for: "default", after: nil, limit: 10, maxBytes: .max)
+        }
+        #expect(error?.kind.rawValue == "damaged")
+        #expect(error?.message.contains("events.seq") == true, "\(String(describing: error))")
+    }
+}

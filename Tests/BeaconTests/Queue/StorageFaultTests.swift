@@ -1,0 +1,185 @@
+@_spi(Testing) import Beacon
+import BeaconWire
+import Foundation
+import GRDB
+import Logging
+import Testing
+
+/// The queue on a store that keeps failing or hangs: `track` never blocks for long,
+/// waits can be bounded, drops are counted in the store, and the log stays short.
+@Suite("Storage faults in the engine", .timeLimit(.minutes(1)))
+struct StorageFaultTests {
+    let directory: String
+    var path: String { directory + "/queue.sqlite" }
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-faults-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    func configuration(capacity: Int) -> SQLiteEventQueue.Configuration {
+        var configuration = SQLiteEventQueue.Configuration()
+        configuration.memoryBufferCapacity = capacity
+        configuration.maxTrackWait = .milliseconds(200)
+        return configuration
+    }
+
+    func storedDropped() async throws -> Int? {
+        try await DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT dropped FROM queue_state") }
+    }
+
+    @Test("drops from memory while the store fails reach the store's dropped counter once it recovers")
+    func dropsArePersisted() async throws {
+        let queue = try SQLiteEventQueue(path: path, configuration: configuration(capacity: 10))
+        let tracker = Tracker(queue: queue)
+        try await queue.executeOnWriter("PRAGMA query_only = 1")
+        var receipts: [TrackReceipt] = []
+        for index in 0..<25 { receipts.append(try tracker.track("e\(index)")) }
+        #expect(await queue.waitForPendingWrites(timeout: .milliseconds(300)) == false, "the store is failing")
+        #expect(queue.droppedFromMemory >= 15)
+        #expect(queue.depth.totals.dropped == queue.droppedFromMemory)
+        try await queue.executeOnWriter("PRAGMA query_only = 0")
+        #expect(await queue.waitForPendingWrites(timeout: .seconds(10)))
+        let dropped = queue.droppedFromMemory
+        #expect(try await storedDropped() == dropped, "the first commit that works records the drops")
+        #expect(try await StoreReader(path: path).status().totals.dropped == dropped)
+        #expect(queue.depth.totals.dropped == dropped, "counted once")
+        var committed = 0
+        for receipt in receipts where await queue.waitForCommit(receipt.ticket, timeout: .zero) == .committed { committed += 1 }
+        #expect(committed + dropped == 25)
+    }
+
+    @Test("track does not hang on a commit that does not finish; waits end at their deadline")
+    func stuckWriter() async throws {
+        var configuration = configuration(capacity: 10)
+        configuration.busyTimeout = .seconds(30)  // a commit behind another process's lock hangs for 30 s
+        let queue = try SQLiteEventQueue(path: path, configuration: configuration)
+        let tracker = Tracker(queue: queue)
+        let other = try DatabaseQueue(path: path)
+        let release = DispatchSemaphore(value: 0)
+        await withCheckedContinuation { (held: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                try? other.writeWithoutTransaction { db in
+                    try db.inTransaction(.immediate) {
+                        held.resume()
+                        release.wait()
+                        return .rollback
+                    }
+                }
+            }
+        }
+        defer { release.signal() }
+        let started = ContinuousClock.now
+        for index in 0..<40 { try tracker.track("e\(index)") }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < .seconds(5), "40 tracks took \(elapsed) on a stuck store")
+        #expect(queue.droppedFromMemory > 0, "past maxTrackWait the oldest are dropped, not waited for")
+        let waitStart = ContinuousClock.now
+        #expect(await queue.waitForPendingWrites(timeout: .milliseconds(200)) == false)
+        let last = try tracker.track("last")
+        #expect(await queue.waitForCommit(last.ticket, progressTimeout: .milliseconds(300)) == .timedOut)
+        #expect(ContinuousClock.now - waitStart < .seconds(5), "the waits ended at their deadlines")
+        release.signal()
+        #expect(await queue.waitForCommit(last.ticket, timeout: .seconds(30)) == .committed, "and the store recovers")
+    }
+
+    @Test("close drops what is still in memory and records it when a small write still fits")
+    func closeRecordsDrops() async throws {
+        let queue = try SQLiteEventQueue(path: path, configuration: configuration(capacity: 100))
+        let tracker = Tracker(queue: queue)
+        try await tracker.track("first").committed()
+        let pages = try await DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 }
+        try await queue.executeOnWriter("PRAGMA max_page_count = \(pages)")  // full: no new page for a group
+        for index in 0..<50 {
+            try tracker.track("e\(index)", properties: ["pad": .string(String(repeating: "x", count: 500))])
+        }
+        #expect(await queue.waitForPendingWrites(timeout: .milliseconds(300)) == false)
+        #expect(queue.currentFailure?.kind == .diskFull)
+        let committed = try await DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM events") ?? 0 }
+        let report = await queue.close(timeout: .seconds(5))
+        #expect(report.discarded > 0)
+        #expect(report.discarded == 51 - committed, "what is not stored is discarded")
+        #expect(report.droppedFromMemory == report.discarded)
+        #expect(report.recorded, "one counter update fits in the pages the store has")
+        #expect(try await storedDropped() == report.discarded)
+    }
+
+    @Test("close says when the drops could not be recorded")
+    func closeOnAStoreThatTakesNoWrite() async throws {
+        let queue = try SQLiteEventQueue(path: path, configuration: configuration(capacity: 100))
+        try await queue.executeOnWriter("PRAGMA query_only = 1")
+        for index in 0..<5 { try Tracker(queue: queue).track("e\(index)") }
+        #expect(await queue.waitForPendingWrites(timeout: .milliseconds(200)) == false)
+        let report = await queue.close(timeout: .seconds(5))
+        #expect(report.discarded == 5)
+        #expect(report.recorded == false)
+        #expect(try await storedDropped() == 0)
+    }
+
+    @Test("a failing store logs one line per change of condition, not one per event")
+    func logIsRateLimited() async throws {
+        let lines = LogLines()
+        let logger = Logger(label: "test.queue") { _ in CapturingLogHandler(lines: lines) }
+        let queue = try SQLiteEventQueue(path: path, configuration: configuration(capacity: 10), logger: logger)
+        try await queue.executeOnWriter("PRAGMA query_only = 1")
+        let tracker = Tracker(queue: queue)
+        for index in 0..<2000 { try tracker.track("e\(index)") }
+        #expect(await queue.waitForPendingWrites(timeout: .milliseconds(500)) == false)
+        #expect(queue.droppedFromMemory >= 1990)
+        try await queue.executeOnWriter("PRAGMA query_only = 0")
+        #expect(await queue.waitForPendingWrites(timeout: .seconds(10)))
+        let logged = lines.all
+        // The failure, the first drop, the recovery (with the drop total): no line per event.
+        #expect(logged.count <= 4, "\(logged.count) lines: \(logged.prefix(5))")
+        #expect(logged.contains { $0.contains("store write failed") })
+        #expect(logged.contains { $0.contains("work again") && $0.contains("\(queue.droppedFromMemory)") }, "\(queue.droppedFromMemory): \(logged)")
+    }
+
+    @Test("a store with a newer schema is refused at open, naming the versions, and left as it was")
+    func newerSchemaIsRefused() async throws {
+        _ = try SQLiteEventQueue(path: path)
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v4-future')")
+        }
+        let error = #expect(throws: StorageError.self) { _ = try SQLiteEventQueue(path: path) }
+        #expect(error?.kind == .newerSchema)
+        #expect(error?.message.contains("schema version 4") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("version 3") == true)
+        let read = #expect(throws: StorageError.self) { _ = try StoreReader(path: path) }
+        #expect(read?.kind == .newerSchema)
+    }
+
+    @Test("a damaged store error carries the table and column")
+    func damageIsTyped() async throws {
+        _ = try SQLiteEventQueue(path: path)
+        try await DatabaseQueue(path: path).write { db in try db.execute(sql: "UPDATE queue_state SET depth = 'abc'") }
+        let error = #expect(throws: StorageError.self) { _ = try SQLiteEventQueue(path: path) }
+        #expect(error?.kind == .damaged)
+        #expect(error?.damage == StorageError.Damage(table: "queue_state", column: "depth"))
+    }
+}
+
+final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func add(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
+    var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+}
+
+struct CapturingLogHandler: LogHandler {
+    let lines: LogLines
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+        function: String, line: UInt
+    ) {
+        lines.add("\(level) \(message) \(metadata.map { "\($0)" } ?? "")")
+    }
+}
