@@ -89,6 +89,16 @@ struct RemoteConfigHardeningTests {
         #expect(applied > 20 && refused > 20, "applied \(applied), refused \(refused): the generator must reach both sides")
     }
 
+    @Test("a blocklist of a million names is refused by its size, not applied name by name")
+    func hugeBlocklistIsRefused() throws {
+        let names = (0..<1_000_000).map { JSONValue.string("Event \($0)") }
+        #expect(throws: SyncError.self) { try RemoteConfig(settings: ["blocklist": .array(names)]) }
+        let most = (0..<RemoteConfigKey.maximumNames).map { JSONValue.string("Event \($0)") }
+        #expect(try RemoteConfig(settings: ["blocklist": .array(most)]).blocklist.count == RemoteConfigKey.maximumNames)
+        let longName = JSONValue.string(String(repeating: "n", count: RemoteConfigKey.maximumNameBytes + 1))
+        #expect(throws: SyncError.self) { try RemoteConfig(settings: ["blocklist": [longName]]) }
+    }
+
     @Test("a generic sync feed cannot write the remote_config collection")
     func genericFeedCannotWriteRemoteConfig() async throws {
         let importer = try SyncImporter(path: path)
