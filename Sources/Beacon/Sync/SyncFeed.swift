@@ -112,7 +112,7 @@ struct SyncFeed: Sendable {
         switch value {
         case .string(let text) where !text.isEmpty && !hasControlCharacters(text): return text
         case .int(let number): return String(number)
-        case .double(let number) where number.rounded() == number && abs(number) < 9.0e15: return String(Int(number))
+        case .double(let number) where abs(number) < 9.0e15: return Int(exactly: number).map { String($0) }
         default: return nil
         }
     }

@@ -88,8 +88,8 @@ public struct JSONWriter: Sendable {
             writeRaw("null".utf8)
             return
         }
-        if number.rounded() == number, abs(number) < 1e15 {
-            write(Int(number))
+        if abs(number) < 1e15, let whole = Int(exactly: number) {
+            write(whole)
             return
         }
         writeRaw(number.description.utf8)
