@@ -52,8 +52,8 @@ enum BeaconProcess {
         defer { watchdog.cancel() }
         if let stdin { input.fileHandleForWriting.write(stdin) }
         try input.fileHandleForWriting.close()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        let outData = PipeReader.all(out.fileHandleForReading)
+        let errData = PipeReader.all(err.fileHandleForReading)
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal, stdout: String(decoding: outData, as: UTF8.self),

@@ -51,12 +51,12 @@ struct CrashDurabilityTests {
         var printed = Data()
         let reader = out.fileHandleForReading
         while printed.count / 37 < target {
-            let chunk = reader.availableData
+            let chunk = PipeReader.chunk(reader)
             if chunk.isEmpty { break }
             printed.append(chunk)
         }
         kill(process.processIdentifier, SIGKILL)
-        printed.append(reader.readDataToEndOfFile())  // whatever was flushed before the kill
+        printed.append(PipeReader.all(reader))  // whatever was flushed before the kill
         process.waitUntilExit()
         return (printed, process.terminationReason)
     }

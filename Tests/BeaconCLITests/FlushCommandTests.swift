@@ -64,7 +64,7 @@ struct FlushCommandTests {
             try await Task.sleep(for: .milliseconds(20))
         }
         kill(flush.processIdentifier, signal)
-        let stderr = try await offThePool { String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        let stderr = try await offThePool { String(decoding: PipeReader.all(err.fileHandleForReading), as: UTF8.self) }
         try await offThePool { flush.waitUntilExit() }
 
         #expect(flush.terminationReason == .exit, "killed by the signal instead of stopping: \(stderr)")

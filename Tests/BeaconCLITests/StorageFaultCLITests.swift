@@ -275,7 +275,7 @@ final class Child: @unchecked Sendable {
             Thread.detachNewThread { [self] in
                 let handle = pipe.fileHandleForReading
                 while true {
-                    let chunk = handle.availableData
+                    let chunk = PipeReader.chunk(handle)
                     if chunk.isEmpty { break }
                     lock.lock()
                     if isOut { out.append(chunk) } else { err.append(chunk) }
@@ -410,8 +410,8 @@ struct Mount {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let error = err.fileHandleForReading.readDataToEndOfFile()
+        let output = PipeReader.all(out.fileHandleForReading)
+        let error = PipeReader.all(err.fileHandleForReading)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw MountError(message: "\(arguments.joined(separator: " ")) failed: \(String(decoding: error, as: UTF8.self))")
