@@ -65,7 +65,7 @@ struct CtlCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let response = try await answer(to: try command())
+        let response = try await ControlCall.answer(ControlClient(store: db), try command(), within: .milliseconds(timeoutMs))
         switch response.outcome {
         case .failure(let refusal):
             throw CLIError.runtime("the engine refused '\(verb)': \(refusal.reason)")
@@ -77,30 +77,6 @@ struct CtlCommand: AsyncParsableCommand {
             } else {
                 Output.line("\(verb): applied")
             }
-        }
-    }
-
-    /// The engine's answer, or a one-line error when there is none within the timeout.
-    func answer(to command: ControlCommand) async throws -> ControlResponse {
-        let client = ControlClient(store: db)
-        let limit = Duration.milliseconds(timeoutMs)
-        return try await withThrowingTaskGroup(of: ControlResponse?.self) { group in
-            group.addTask {
-                do {
-                    return try await client.send(command)
-                } catch {
-                    throw CLIError.runtime((error as? ControlClientError)?.message ?? "\(error)")
-                }
-            }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let response = try await group.next() ?? nil else {
-                throw CLIError.runtime("the engine at \(client.socketPath) did not answer within \(timeoutMs) ms")
-            }
-            return response
         }
     }
 
