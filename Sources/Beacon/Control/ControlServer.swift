@@ -2,6 +2,7 @@ import BeaconWire
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -17,8 +18,20 @@ import Glibc
 /// the start fails with ``ControlServerError``.
 ///
 /// Start one with ``BeaconEngine/serveControl(at:logger:)``; ``close()`` stops it and
-/// removes the socket file.
-public final class ControlServer: Sendable {
+/// removes the socket file. As a `Service` in a `ServiceGroup`, it closes on graceful
+/// shutdown:
+///
+/// ```swift
+/// let control = try await engine.serveControl()
+/// let group = ServiceGroup(services: [engine, control], gracefulShutdownSignals: [.sigterm], logger: logger)
+/// ```
+///
+/// At most ``maxConnections`` connections are served at once; one more is answered with a
+/// refusal and closed.
+public final class ControlServer: Service, Sendable {
+    /// Connections served at once at most.
+    public static let maxConnections = 32
+
     /// What a server does with an accepted command.
     public typealias Handler = @Sendable (ControlCommand) async -> Result<JSONValue, ControlRefusal>
 
@@ -36,6 +49,7 @@ public final class ControlServer: Sendable {
     private let logger: Logger
     private let counted = Mutex(Counts())
     private let acceptTask = Mutex<Task<Void, Never>?>(nil)
+    private let openConnections = Mutex(0)
 
     private init(path: String, inode: UInt64, engineUID: UInt32, handler: @escaping Handler, logger: Logger) {
         self.path = path
@@ -84,6 +98,16 @@ public final class ControlServer: Sendable {
     /// Commands answered so far, applied and refused.
     public var counts: Counts { counted.withLock { $0 } }
 
+    /// Serves until graceful shutdown or cancellation, then closes.
+    public func run() async {
+        do {
+            try await gracefulShutdown()
+        } catch {
+            // cancelled: close all the same
+        }
+        await close()
+    }
+
     /// Stops accepting, ends the open connections and removes the socket file.
     public func close() async {
         let task = acceptTask.withLock { $0 }
@@ -109,6 +133,20 @@ public final class ControlServer: Sendable {
     }
 
     private func serve(_ connection: NIOAsyncChannel<ControlLine, ByteBuffer>) async {
+        let admitted = openConnections.withLock { open in
+            guard open < Self.maxConnections else { return false }
+            open += 1
+            return true
+        }
+        guard admitted else {
+            let response = ControlResponse(id: nil, refusal: "too many control connections (\(Self.maxConnections)); try again")
+            record(response, command: "(connection)", peer: await Self.peer(of: connection.channel))
+            try? await connection.executeThenClose { _, responses in  // the peer may be gone already: nothing to tell
+                try await responses.write(ByteBuffer(bytes: response.line))
+            }
+            return
+        }
+        defer { openConnections.withLock { $0 -= 1 } }
         let peer = await Self.peer(of: connection.channel)
         do {
             try await connection.executeThenClose { lines, responses in
