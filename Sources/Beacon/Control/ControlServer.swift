@@ -213,6 +213,9 @@ public final class ControlServer: Service, Sendable {
             "peer_pid": "\(peer.map { String($0.pid) } ?? "unknown")",
         ]
         switch response.outcome {
+        case .success where command == ControlCommand.status.name:
+            // An attached monitor asks twice a second: reads stay out of the info log.
+            logger.debug("control command applied", metadata: metadata)
         case .success:
             logger.info("control command applied", metadata: metadata)
         case .failure(let refusal):
