@@ -1,4 +1,8 @@
 import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs the `beacon` executable built next to the tests.
 enum BeaconProcess {
@@ -33,32 +37,65 @@ enum BeaconProcess {
         try await offThePool { try runBlocking(arguments, stdin: stdinBytes, executable: executable, limit: limit) }
     }
 
+    /// Spawns with `posix_spawn`, not Foundation's `Process`: on Linux with Swift 6.3.1,
+    /// `Process.run()` over-reads a `dirent` while listing `/proc/self/fd` and now and then
+    /// crashes the whole test runner (swift-corelibs-foundation PR #5472). Standard input
+    /// comes from a file, output goes to files, and a watchdog kills the child after
+    /// `limit` (only before it is reaped, so a reused pid is never hit).
     private static func runBlocking(
         _ arguments: [String], stdin: Data?, executable: String = path, limit: Duration = .seconds(60)
     ) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let input = Pipe()
-        process.standardInput = input
-        try process.run()
-        let pid = process.processIdentifier
-        let watchdog = DispatchWorkItem { if process.isRunning { kill(pid, SIGKILL) } }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
+        let inputPath = directory + "/stdin", outputPath = directory + "/stdout", errorPath = directory + "/stderr"
+        try (stdin ?? Data()).write(to: URL(fileURLWithPath: inputPath))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, inputPath, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard let closeFrom = addCloseFrom else { throw TmuxError("posix_spawn_file_actions_addclosefrom_np is missing (glibc 2.34+)") }
+        _ = closeFrom(&actions, 3)
+        // Default signal handling in the child, whatever the test runner's threads block.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        guard spawned == 0 else { throw TmuxError("cannot start \(executable): error \(spawned)") }
+        let isReaped = ReapedFlag()
+        let watchdog = DispatchWorkItem {
+            isReaped.value.withLock { reaped in if !reaped { kill(pid, SIGKILL) } }
+        }
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(limit.components.seconds * 1000)), execute: watchdog)
-        defer { watchdog.cancel() }
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        let outData = PipeReader.all(out.fileHandleForReading)
-        let errData = PipeReader.all(err.fileHandleForReading)
-        process.waitUntilExit()
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
+        isReaped.value.withLock { $0 = true }
+        watchdog.cancel()
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let signalled = (status & 0x7f) != 0
+        let read = { (file: String) in String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data(), as: UTF8.self) }
         return Result(
-            status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+            status: signalled ? status & 0x7f : (status >> 8) & 0xff, signalled: signalled, stdout: read(outputPath),
+            stderr: read(errorPath))
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np`, which the Glibc module does not export.
+    static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     /// A fresh temporary directory.
     static func temporaryDirectory() throws -> String {
@@ -66,6 +103,11 @@ enum BeaconProcess {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
+}
+
+/// Whether a child is reaped yet, shared with its watchdog.
+private final class ReapedFlag: Sendable {
+    let value = Mutex(false)
 }
 
 /// Runs blocking work (waiting for a process, reading a pipe to its end) on a thread of

@@ -41,7 +41,7 @@ struct CrashDurabilityTests {
     /// `afterIds` ids were printed; returns what it printed and how it ended. Blocking:
     /// run it off the cooperative pool.
     static func trackAndKill(db: String, afterIds target: Int) throws -> (Data, Process.TerminationReason) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: BeaconProcess.path)
         process.arguments = ["track", "--db", db, "--count", "1000000", "--print-ids", "--name", "Crash Test"]
         let out = Pipe()

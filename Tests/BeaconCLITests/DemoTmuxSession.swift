@@ -114,7 +114,7 @@ final class TmuxSession {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         // Nothing else is inherited: a tmux server forked from this client would otherwise
         // hold open the pipes of processes other tests are reading to end-of-file.
-        guard let closeFrom = Self.addCloseFrom else { throw TmuxError("posix_spawn_file_actions_addclosefrom_np is missing (glibc 2.34+)") }
+        guard let closeFrom = BeaconProcess.addCloseFrom else { throw TmuxError("posix_spawn_file_actions_addclosefrom_np is missing (glibc 2.34+)") }
         _ = closeFrom(&actions, 3)
         // Default signal handling: the test runner's threads block and ignore signals, and
         // a tmux server forked from this client would inherit that, so the SIGTERM that
@@ -141,12 +141,6 @@ final class TmuxSession {
         let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""  // no output written
         return (exitStatus, text)
     }
-
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np`, which the Glibc module does not export.
-    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
 
     private static func shellQuoted(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"

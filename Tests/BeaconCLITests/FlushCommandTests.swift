@@ -50,7 +50,7 @@ struct FlushCommandTests {
         let track = try await BeaconProcess.run(["track", "--db", db, "--count", "100"])
         #expect(track.status == 0, "\(track.stderr)")
 
-        let flush = Process()
+        let flush = ChildProcess()
         flush.executableURL = URL(fileURLWithPath: BeaconProcess.path)
         flush.arguments = ["flush", "--db", db, "--endpoint", endpoint, "--batch-size", "10"]
         let err = Pipe()

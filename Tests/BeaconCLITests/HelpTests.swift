@@ -13,6 +13,7 @@ struct HelpTests {
         ("track", ["--db", "--name", "--prop", "--count", "--user-id", "--anonymous-id", "--stdin", "--print-ids"]),
         ("flush", ["--db", "--endpoint", "--write-key", "--batch-size", "--max-failures", "--timeout"]),
         ("status", ["--db", "--json", "--batches"]),
+        ("ctl", ["--db", "--json", "--timeout-ms", "status", "flush", "offline", "online", "policy", "batch-size"]),
         ("sync", ["--db", "--from", "--timeout"]),
         ("bench", ["--json", "--events", "--runs", "--memory-events", "--gzip-level"]),
     ]

@@ -251,7 +251,7 @@ struct StorageFaultCLITests {
 
 /// A child `beacon` whose output is read as it comes, killed if it outlives its bound.
 final class Child: @unchecked Sendable {
-    let process = Process()
+    let process = ChildProcess()
     private let lock = NSLock()
     private var out = Data()
     private var err = Data()
@@ -402,7 +402,7 @@ struct Mount {
 
     @discardableResult
     static func shell(_ arguments: String...) throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
         let out = Pipe()

@@ -79,7 +79,7 @@ struct SyncCommandTests {
 
 /// `beacon collector --port 0 ...` in the background, its stdout in a file.
 final class RunningCollector {
-    let process = Process()
+    let process = ChildProcess()
     let output: String
 
     init(arguments: [String], directory: String) throws {

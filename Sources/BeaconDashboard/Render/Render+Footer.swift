@@ -17,6 +17,11 @@ extension Renderer {
         var items: [(key: String, label: String)]
         if isMonitor {
             items = [("?", "help"), ("q", "quit")]
+        } else if isAttached {
+            items = [
+                ("f", "flush"), ("p", "policy"), ("o", state.isOffline ? "online" : "offline"), ("+/-", "batch"),
+                ("?", "help"), ("q", "quit"),
+            ]
         } else {
             items = [
                 ("f", "flush"), ("p", "policy"), ("o", state.isOffline ? "online" : "offline"), ("b", "burst"),

@@ -12,9 +12,12 @@ extension Renderer {
     }
 
     var isMonitor: Bool { state.mode == .monitor || snapshot.isReadOnlyMonitor }
+    /// Attached to another process's engine, and its control channel answers.
+    var isAttached: Bool { state.mode == .attached && !snapshot.isReadOnlyMonitor }
 
     private mutating func drawTitleLine() {
-        let tag = isMonitor ? Span(" MONITOR (read-only) ", .inverse) : Span(" DEMO ", .accent)
+        let tag = isMonitor ? Span(" MONITOR (read-only) ", .inverse)
+            : isAttached ? Span(" MONITOR (attached) ", .accent) : Span(" DEMO ", .accent)
         let status = snapshot.isOffline ? Span("OFFLINE", .warn) : Span("ONLINE", .ok)
         var left: [Span] = [Span(" BEACON ", .inverse), Span(" "), status]
         let batch: [Span] = [Span("  batch ", .dim), snapshot.batchSize.map { Span(Format.count($0)) } ?? Self.unknown]
@@ -58,6 +61,8 @@ extension Renderer {
         }
         if isMonitor {
             groups.append([Span("   engine keys disabled", .dim)])
+        } else if isAttached {
+            groups.append([Span("   keys act on the engine", .dim)])
         } else {
             let rate = state.generatorRate == 0 ? "off" : Format.rate(Double(state.generatorRate))
             groups += [

@@ -20,6 +20,10 @@ extension Renderer {
         }
         if isMonitor {
             lines = [("? Esc", "close this help"), ("q", "quit"), ("", "read-only monitor: engine keys are disabled")]
+        } else if isAttached {
+            lines = lines.filter { ["f", "p", "o", "+ -", "? Esc"].contains($0.0) } + [
+                ("q", "quit (the engine keeps running)"), ("", "attached: keys act on the engine serving the store"),
+            ]
         }
         let title = "Keys"
         let content = lines.map { " " + $0.0.padRight(6) + "  " + $0.1 + " " }

@@ -19,7 +19,9 @@ import Beacon
 /// | `q` | quit |
 ///
 /// In monitor mode only `?`, Esc and `q` act; the engine keys leave a message saying the
-/// monitor is read-only.
+/// monitor is read-only. Attached, `f`, `p`, `o`, `+` and `-` act on the engine; the
+/// demo's own keys (`b`, `B`, `[`, `]`, `r`, `c`, `s`) leave a message saying so; and while
+/// no engine answers (a read-only snapshot) it behaves as the monitor.
 ///
 /// ```swift
 /// let (next, actions) = DashboardReducer.reduce(state, .character("f"))   // actions == [.flush]
@@ -67,9 +69,13 @@ public enum DashboardReducer {
             state.message = StatusMessage("no command on '\(character)': press ? for help", severity: .warning)
             return []
         }
-        if state.mode == .monitor {
+        if state.mode == .monitor || (state.mode == .attached && state.isReadOnlySnapshot) {
             state.message = StatusMessage(
                 "read-only monitor: '\(character)' (\(command.label)) works in beacon demo only", severity: .warning)
+            return []
+        }
+        if state.mode == .attached && command.isDemoOnly {
+            state.message = StatusMessage("'\(character)' (\(command.label)) works in beacon demo only", severity: .warning)
             return []
         }
         return perform(command, state: &state)
@@ -90,6 +96,14 @@ enum EngineCommand: Character {
     case rate = "r"
     case faults = "c"
     case syncConfig = "s"
+
+    /// Whether the key drives the demo's generator, collector or feed rather than the engine.
+    var isDemoOnly: Bool {
+        switch self {
+        case .flush, .policy, .offline, .batchUp, .batchDown: return false
+        case .burst, .burstPrompt, .burstHalve, .burstDouble, .rate, .faults, .syncConfig: return true
+        }
+    }
 
     /// What the key does, in a few words.
     var label: String {

@@ -24,6 +24,9 @@ public struct DashboardState: Sendable, Hashable {
     /// Whether remote configuration reports to the engine, as last seen (kept so `s`
     /// knows whether there is a feed to poll).
     public var hasRemoteConfig: Bool = false
+    /// Whether the last snapshot came from a store nobody answers for (a read-only
+    /// monitor), so engine keys have nothing to act on.
+    public var isReadOnlySnapshot: Bool = false
     /// Set once `q` was pressed.
     public var isQuitting: Bool = false
 
@@ -38,5 +41,6 @@ public struct DashboardState: Sendable, Hashable {
         isOffline = snapshot.isOffline
         if let size = snapshot.batchSize { batchSize = size }
         hasRemoteConfig = snapshot.remoteConfig != nil
+        isReadOnlySnapshot = snapshot.isReadOnlyMonitor
     }
 }

@@ -3,23 +3,26 @@ import Beacon
 import BeaconDashboard
 import BeaconTerminal
 import Foundation
+import Logging
 
-/// `beacon monitor`: the dashboard attached read-only to another process's store.
+/// `beacon monitor`: the dashboard over another process's store.
 ///
-/// The monitor never writes to the store and drives no engine: in monitor mode the
-/// engine keys (flush, policy, offline, burst, batch size, rate, faults) only leave a
-/// message saying the monitor is read-only; `?` and `q` work. Commands belong to the
-/// process that owns the store, and a second writer would contend for its lock.
+/// When an engine serves the store's control channel (`STORE.control`), the monitor
+/// attaches: the header shows the engine's real policy, batch size and offline state, and
+/// `f`, `p`, `o`, `+`, `-` act on it through the channel. Otherwise it is read-only: it
+/// never writes to the store, and the engine keys only leave a message saying so.
 struct MonitorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "monitor",
-        abstract: "Watch another process's store read-only on the dashboard.",
+        abstract: "Watch another process's store on the dashboard; attach to its engine when one serves it.",
         discussion: """
             Polls the store every --interval-ms (a read of its counters row, the recent batches \
             and the newest dead letter) and shows depth, rates, batch history, latency and dead \
-            letters. Engine keys are disabled: the monitor is read-only; ? help, q quit. \
-            The store does not record the writer's policy, batch size or endpoint, so the header \
-            shows them as unknown. Logs go to beacon-monitor.log in the system temp directory.
+            letters. When an engine serves the store (its control socket STORE.control answers), \
+            the monitor attaches: the header shows the engine's policy, batch size and offline \
+            state, and f, p, o, + and - act on it. Otherwise it is read-only: engine keys are \
+            disabled, and the header shows the policy and batch size as unknown (the store does \
+            not record them). Logs go to beacon-monitor.log in the system temp directory.
             """)
 
     @Option(help: "The store to watch (an SQLite file written by another process).")
@@ -47,11 +50,13 @@ struct MonitorCommand: AsyncParsableCommand {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-monitor.log").path
         try DashboardLogging.bootstrap(toFile: log, level: .warning)
         let monitor = StoreMonitor(reader: reader, interval: .milliseconds(intervalMs))
+        // Attached while the engine serving the store answers, read-only while none does:
+        // the reducer refuses engine keys on a read-only snapshot, and quit needs no flush.
+        let attachment = MonitorAttachment(client: ControlClient(store: db), logger: Logger(label: "beacon.monitor"))
         let exit: DashboardExit
         do {
-            exit = try await runDashboard(snapshots: monitor.snapshots(), mode: .monitor) { _ in
-                // Read-only: the reducer sends no engine action in monitor mode, and quit
-                // needs no flush here.
+            exit = try await runDashboard(snapshots: attachment.snapshots(from: monitor.snapshots()), mode: .attached) { action in
+                await attachment.perform(action)
             }
         } catch let error as TerminalError {
             throw DemoTerminalCheck.cli(error, command: "monitor")

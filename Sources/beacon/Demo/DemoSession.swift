@@ -101,6 +101,14 @@ struct DemoSession {
             throw error
         }
         let engineTask = Task { try await engine.run() }
+        // `beacon ctl --db STORE` and scripts command this engine through its control socket.
+        let control: ControlServer?
+        do {
+            control = try await engine.serveControl(logger: logger)
+        } catch {
+            logger.warning("the demo runs without its control channel", metadata: ["error": "\(error)"])
+            control = nil
+        }
         let syncerTask = syncer.map { syncer in Task { try await syncer.run() } }
         let generator = DemoGenerator(tracker: engine.tracker, catalogue: catalogue, rate: rate, logger: logger)
         let generatorTask = Task { await generator.run() }
@@ -116,12 +124,14 @@ struct DemoSession {
             }
         } catch {
             syncerTask?.cancel()
+            await control?.close()
             await Self.tearDown(engine: engine, engineTask: engineTask, generator: generator, generatorTask: generatorTask, collectorGroup: collectorGroup, collectorTask: collectorTask)
             if let error = error as? TerminalError { throw DemoTerminalCheck.cli(error, command: "demo") }
             throw error
         }
         await queue.waitForPendingWrites()
         syncerTask?.cancel()
+        await control?.close()
         await Self.tearDown(engine: engine, engineTask: engineTask, generator: generator, generatorTask: generatorTask, collectorGroup: collectorGroup, collectorTask: collectorTask)
         switch exit {
         case .quit:

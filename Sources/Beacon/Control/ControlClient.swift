@@ -1,0 +1,81 @@
+import BeaconWire
+import NIOCore
+import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Talks to the engine that serves a store's control channel.
+///
+/// ```swift
+/// let client = ControlClient(store: "beacon.sqlite")
+/// let response = try await client.send(.policy("count 7"))
+/// ```
+public struct ControlClient: Sendable {
+    /// The store the engine writes (named in errors).
+    public let store: String
+    /// The control socket's path.
+    public let socketPath: String
+
+    /// A client for the engine writing `store`, at ``ControlProtocol/socketPath(forStore:)``.
+    public init(store: String) {
+        self.store = store
+        self.socketPath = ControlProtocol.socketPath(forStore: store)
+    }
+
+    /// Sends one command and waits for its response.
+    public func send(_ command: ControlCommand, id: Int = 1) async throws(ControlClientError) -> ControlResponse {
+        try await send(line: ControlRequest(id: id, command: command).line)
+    }
+
+    /// Sends raw bytes as one request (a newline is added when missing) and waits for the
+    /// first response line: for diagnostics and tests of malformed input.
+    public func send(line: [UInt8]) async throws(ControlClientError) -> ControlResponse {
+        var line = line
+        if line.last != UInt8(ascii: "\n") { line.append(UInt8(ascii: "\n")) }
+        let connection: NIOAsyncChannel<ControlLine, ByteBuffer>
+        do {
+            connection = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: socketPath) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        // Responses carry status JSON: allow more than a request may.
+                        try channel.pipeline.syncOperations.addHandler(
+                            ByteToMessageHandler(ControlLineDecoder(maxBytes: 16 * ControlProtocol.maxLineBytes)))
+                        return try NIOAsyncChannel<ControlLine, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw classify(error)
+        }
+        let sent = line
+        do {
+            return try await connection.executeThenClose { responses, requests in
+                try await requests.write(ByteBuffer(bytes: sent))
+                for try await frame in responses {
+                    guard case .line(let bytes) = frame, !bytes.isEmpty else { continue }
+                    guard let response = ControlProtocol.decodeResponse(bytes) else {
+                        throw ControlClientError(kind: .badResponse, message: "the engine at \(socketPath) answered something that is not a response")
+                    }
+                    return response
+                }
+                throw ControlClientError(kind: .badResponse, message: "the engine at \(socketPath) closed the connection without answering")
+            }
+        } catch let error as ControlClientError {
+            throw error
+        } catch {
+            throw ControlClientError(kind: .connection, message: "the connection to \(socketPath) failed: \(error)")
+        }
+    }
+
+    private func classify(_ error: any Error) -> ControlClientError {
+        let code = (error as? IOError)?.errnoCode
+        switch code {
+        case ENOENT?, ECONNREFUSED?, ENOTSOCK?:
+            return ControlClientError(kind: .noEngine, message: "no engine serves \(store) (no control socket at \(socketPath))")
+        case EACCES?, EPERM?:
+            return ControlClientError(kind: .connection, message: "cannot reach the control socket at \(socketPath): permission denied (run as the engine's user)")
+        default:
+            return ControlClientError(kind: .connection, message: "cannot reach the control socket at \(socketPath): \(error)")
+        }
+    }
+}

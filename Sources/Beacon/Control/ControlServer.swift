@@ -1,0 +1,239 @@
+import BeaconWire
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Serves an engine's control channel on a Unix domain socket (see ``ControlProtocol``).
+///
+/// The socket is created mode 0600, and every request is checked against the peer's
+/// credentials (`SO_PEERCRED`): only the engine's own uid or root may command it; others
+/// get a refusal that says so. Every command is answered, logged with the peer's uid and
+/// pid, and counted (``counts``, and `commands` in the `status` result). A socket file
+/// left by a killed engine is replaced; one a live engine answers on is left alone and
+/// the start fails with ``ControlServerError``.
+///
+/// Start one with ``BeaconEngine/serveControl(at:logger:)``; ``close()`` stops it and
+/// removes the socket file. As a `Service` in a `ServiceGroup`, it closes on graceful
+/// shutdown:
+///
+/// ```swift
+/// let control = try await engine.serveControl()
+/// let group = ServiceGroup(services: [engine, control], gracefulShutdownSignals: [.sigterm], logger: logger)
+/// ```
+///
+/// At most ``maxConnections`` connections are served at once; one more is answered with a
+/// refusal and closed.
+public final class ControlServer: Service, Sendable {
+    /// Connections served at once at most.
+    public static let maxConnections = 32
+
+    /// What a server does with an accepted command.
+    public typealias Handler = @Sendable (ControlCommand) async -> Result<JSONValue, ControlRefusal>
+
+    /// Commands answered so far.
+    public struct Counts: Sendable, Hashable {
+        public var applied = 0
+        public var refused = 0
+    }
+
+    /// The socket's path.
+    public let path: String
+    private let inode: UInt64
+    private let engineUID: UInt32
+    private let handler: Handler
+    private let logger: Logger
+    private let counted = Mutex(Counts())
+    private let acceptTask = Mutex<Task<Void, Never>?>(nil)
+    private let openConnections = Mutex(0)
+
+    private init(path: String, inode: UInt64, engineUID: UInt32, handler: @escaping Handler, logger: Logger) {
+        self.path = path
+        self.inode = inode
+        self.engineUID = engineUID
+        self.handler = handler
+        self.logger = logger
+    }
+
+    /// Binds `path` (replacing a stale socket file, refusing a live one) and starts
+    /// accepting connections.
+    public static func start(
+        path: String, logger: Logger = Logger(label: "beacon.control"), handler: @escaping Handler
+    ) async throws(ControlServerError) -> ControlServer {
+        switch ControlSocket.probe(path) {
+        case .nothing: break
+        case .stale:
+            logger.notice("replacing a stale control socket left by an engine that is gone", metadata: ["path": "\(path)"])
+            unlink(path)
+        case .live:
+            throw ControlServerError(path: path, reason: "another running engine serves this store; stop it first")
+        case .unusable(let reason):
+            throw ControlServerError(path: path, reason: reason)
+        }
+        let (fd, inode) = try ControlSocket.bindPrivate(path).get()
+        let channel: NIOAsyncChannel<NIOAsyncChannel<ControlLine, ByteBuffer>, Never>
+        do {
+            channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .bind(fd) { child in
+                    child.eventLoop.makeCompletedFuture {
+                        try child.pipeline.syncOperations.addHandler(
+                            ByteToMessageHandler(ControlLineDecoder(maxBytes: ControlProtocol.maxLineBytes)))
+                        return try NIOAsyncChannel<ControlLine, ByteBuffer>(wrappingChannelSynchronously: child)
+                    }
+                }
+        } catch {
+            ControlSocket.removeIfOurs(path, inode: inode)
+            throw ControlServerError(path: path, reason: "cannot listen: \(error)")
+        }
+        let server = ControlServer(path: path, inode: inode, engineUID: geteuid(), handler: handler, logger: logger)
+        server.acceptTask.withLock { $0 = Task { await server.accept(on: channel) } }
+        logger.info("serving the control channel", metadata: ["path": "\(path)"])
+        return server
+    }
+
+    /// Commands answered so far, applied and refused.
+    public var counts: Counts { counted.withLock { $0 } }
+
+    /// Serves until graceful shutdown or cancellation, then closes.
+    public func run() async {
+        do {
+            try await gracefulShutdown()
+        } catch {
+            // cancelled: close all the same
+        }
+        await close()
+    }
+
+    /// Stops accepting, ends the open connections and removes the socket file.
+    public func close() async {
+        let task = acceptTask.withLock { $0 }
+        task?.cancel()
+        await task?.value
+        ControlSocket.removeIfOurs(path, inode: inode)
+    }
+
+    private func accept(on channel: NIOAsyncChannel<NIOAsyncChannel<ControlLine, ByteBuffer>, Never>) async {
+        do {
+            try await channel.executeThenClose { connections in
+                try await withThrowingDiscardingTaskGroup { group in
+                    for try await connection in connections {
+                        group.addTask { await self.serve(connection) }
+                    }
+                }
+            }
+        } catch is CancellationError {
+            // closing
+        } catch {
+            logger.error("the control channel stopped accepting", metadata: ["path": "\(path)", "error": "\(error)"])
+        }
+    }
+
+    private func serve(_ connection: NIOAsyncChannel<ControlLine, ByteBuffer>) async {
+        let admitted = openConnections.withLock { open in
+            guard open < Self.maxConnections else { return false }
+            open += 1
+            return true
+        }
+        guard admitted else {
+            let response = ControlResponse(id: nil, refusal: "too many control connections (\(Self.maxConnections)); try again")
+            record(response, command: "(connection)", peer: await Self.peer(of: connection.channel))
+            try? await connection.executeThenClose { _, responses in  // the peer may be gone already: nothing to tell
+                try await responses.write(ByteBuffer(bytes: response.line))
+            }
+            return
+        }
+        defer { openConnections.withLock { $0 -= 1 } }
+        let peer = await Self.peer(of: connection.channel)
+        do {
+            try await connection.executeThenClose { lines, responses in
+                for try await frame in lines {
+                    switch frame {
+                    case .tooLong:
+                        let response = ControlResponse(
+                            id: nil, refusal: "the request line is longer than \(ControlProtocol.maxLineBytes) bytes; the connection is closed")
+                        record(response, command: "(too long)", peer: peer)
+                        try await responses.write(ByteBuffer(bytes: response.line))
+                        return
+                    case .line(let bytes):
+                        if bytes.isEmpty { continue }
+                        let response = await respond(to: bytes, from: peer)
+                        try await responses.write(ByteBuffer(bytes: response.line))
+                    }
+                }
+            }
+        } catch {
+            logger.debug("a control connection ended with an error", metadata: ["peer": "\(peer.map(\.description) ?? "unknown")", "error": "\(error)"])
+        }
+    }
+
+    private func respond(to line: [UInt8], from peer: ControlPeer?) async -> ControlResponse {
+        let request: ControlRequest
+        switch ControlProtocol.decodeRequest(line) {
+        case .request(let decoded): request = decoded
+        case .refused(let refusal):
+            record(refusal, command: "(unreadable)", peer: peer)
+            return refusal
+        }
+        guard let peer else {
+            let response = ControlResponse(id: request.id, refusal: "refused: the peer's credentials could not be read")
+            record(response, command: request.command.name, peer: nil)
+            return response
+        }
+        guard peer.mayCommand(engineUID: engineUID) else {
+            let response = ControlResponse(
+                id: request.id,
+                refusal: "refused: peer uid \(peer.uid) (pid \(peer.pid)) may not command this engine; only uid \(engineUID) or root may")
+            record(response, command: request.command.name, peer: peer)
+            return response
+        }
+        var response: ControlResponse
+        switch await handler(request.command) {
+        case .success(let result): response = ControlResponse(id: request.id, result: result)
+        case .failure(let refusal): response = ControlResponse(id: request.id, refusal: refusal.reason)
+        }
+        record(response, command: request.command.name, peer: peer)
+        if case .status = request.command, case .success(.object(var members)) = response.outcome {
+            let counts = self.counts
+            members["commands"] = ["applied": .int(counts.applied), "refused": .int(counts.refused)]
+            response.outcome = .success(.object(members))
+        }
+        return response
+    }
+
+    private func record(_ response: ControlResponse, command: String, peer: ControlPeer?) {
+        counted.withLock { counts in
+            if response.isApplied { counts.applied += 1 } else { counts.refused += 1 }
+        }
+        var metadata: Logger.Metadata = [
+            "command": "\(command)", "peer_uid": "\(peer.map { String($0.uid) } ?? "unknown")",
+            "peer_pid": "\(peer.map { String($0.pid) } ?? "unknown")",
+        ]
+        switch response.outcome {
+        case .success where command == ControlCommand.status.name:
+            // An attached monitor asks twice a second: reads stay out of the info log.
+            logger.debug("control command applied", metadata: metadata)
+        case .success:
+            logger.info("control command applied", metadata: metadata)
+        case .failure(let refusal):
+            metadata["reason"] = "\(refusal.reason)"
+            logger.notice("control command refused", metadata: metadata)
+        }
+    }
+
+    /// The peer's credentials (`SO_PEERCRED`), or `nil` when they cannot be read.
+    private static func peer(of channel: any Channel) async -> ControlPeer? {
+        guard let provider = channel as? any SocketOptionProvider else { return nil }
+        do {
+            let credentials: PeerCredentials = try await provider.unsafeGetSocketOption(
+                level: NIOBSDSocket.OptionLevel(rawValue: SOL_SOCKET), name: NIOBSDSocket.Option(rawValue: SO_PEERCRED)
+            ).get()
+            return ControlPeer(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+        } catch {
+            return nil
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import ArgumentParser
+import Beacon
+import BeaconWire
+
+/// `beacon ctl`: the dashboard's engine actions for scripts, through the control channel
+/// of the engine that serves a store.
+struct CtlCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ctl",
+        abstract: "Command the running engine that serves a store (through its control socket).",
+        discussion: """
+            Verbs: status [--json], flush, offline, online, policy TEXT, batch-size N \
+            (1...10000). The engine serving FILE listens on FILE.control (mode 0600; only \
+            its own user or root may command it). Exit 0 when applied, 1 when refused or \
+            when no engine serves FILE, 2 on bad usage.
+            """)
+
+    /// The verbs, and whether each takes an argument.
+    static let verbs: [(name: String, takesArgument: Bool)] = [
+        ("status", false), ("flush", false), ("offline", false), ("online", false), ("policy", true), ("batch-size", true),
+    ]
+
+    @Option(help: "The store whose engine to command (an SQLite file).")
+    var db: String
+
+    @Argument(help: "What to do: status, flush, offline, online, policy, batch-size.")
+    var verb: String
+
+    @Argument(help: "The argument of policy (TEXT, e.g. 'count 7') or batch-size (N).")
+    var argument: String?
+
+    @Option(parsing: .unconditional, help: "Milliseconds to wait for the engine's answer (1...600000).")
+    var timeoutMs: Int = 10_000
+
+    @Flag(help: "With status: print JSON (policy, batchSize, offline, depth, destinations, commands).")
+    var json = false
+
+    func validate() throws {
+        guard let known = Self.verbs.first(where: { $0.name == verb }) else {
+            throw ValidationError("unknown verb '\(verb)'; use one of: \(Self.verbs.map(\.name).joined(separator: ", "))")
+        }
+        if known.takesArgument && argument == nil { throw ValidationError("'\(verb)' needs an argument") }
+        if !known.takesArgument, let argument { throw ValidationError("'\(verb)' takes no argument, not '\(argument)'") }
+        guard (1...600_000).contains(timeoutMs) else { throw ValidationError("--timeout-ms must be 1...600000, not \(timeoutMs)") }
+        if json && verb != "status" { throw ValidationError("--json goes with status only") }
+        _ = try command()
+    }
+
+    func command() throws -> ControlCommand {
+        switch verb {
+        case "status": return .status
+        case "flush": return .flush
+        case "offline": return .offline
+        case "online": return .online
+        case "policy": return .policy(argument ?? "")
+        default:
+            guard let text = argument, let size = Int(text) else {
+                throw ValidationError("batch-size needs a whole number, not '\(argument ?? "")'")
+            }
+            guard ControlProtocol.batchSizes.contains(size) else {
+                throw ValidationError("batch-size must be 1...10000, not \(size)")
+            }
+            return .batchSize(size)
+        }
+    }
+
+    func run() async throws {
+        let response = try await ControlCall.answer(ControlClient(store: db), try command(), within: .milliseconds(timeoutMs))
+        switch response.outcome {
+        case .failure(let refusal):
+            throw CLIError.runtime("the engine refused '\(verb)': \(refusal.reason)")
+        case .success(let result):
+            if json {
+                Output.line(result.jsonString)
+            } else if verb == "status" {
+                Self.printStatus(result)
+            } else {
+                Output.line("\(verb): applied")
+            }
+        }
+    }
+
+    static func printStatus(_ result: JSONValue) {
+        Output.line("policy       \(result["policy"]?.stringValue ?? "?")")
+        Output.line("batch size   \(result["batchSize"]?.intValue.map(String.init) ?? "?")")
+        Output.line("offline      \(result["offline"] == .bool(true) ? "yes" : "no")")
+        Output.line("depth        \(result["depth"]?.intValue.map(String.init) ?? "?") events")
+        if case .array(let destinations)? = result["destinations"] {
+            for destination in destinations {
+                let paused = destination["paused"] == .bool(true) ? ", paused" : ""
+                Output.line(
+                    "destination  \(destination["name"]?.stringValue ?? "?"): \(destination["pending"]?.intValue.map(String.init) ?? "?") pending\(paused)")
+            }
+        }
+    }
+}

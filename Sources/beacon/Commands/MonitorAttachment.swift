@@ -1,0 +1,92 @@
+import Beacon
+import BeaconDashboard
+import BeaconWire
+import Logging
+import Synchronization
+
+/// `beacon monitor` attached to the engine serving the store: the store's snapshots with
+/// the engine's real settings laid over them (from `status`, polled), and the dashboard's
+/// engine actions sent as control commands. When the engine stops answering, the overlay
+/// goes and the screen turns read-only again; when one starts, the monitor attaches.
+final class MonitorAttachment: Sendable {
+    let client: ControlClient
+    let logger: Logger
+    /// How often `status` is asked for.
+    let interval: Duration
+    private let latest = Mutex<JSONValue?>(nil)
+
+    init(client: ControlClient, interval: Duration = .milliseconds(500), logger: Logger) {
+        self.client = client
+        self.interval = interval
+        self.logger = logger
+    }
+
+    /// Asks the engine whether it serves the store: its `status`, or `nil` when none does.
+    static func probe(_ client: ControlClient) async -> JSONValue? {
+        guard let response = try? await ControlCall.answer(client, .status, within: .seconds(2)),
+              case .success(let status) = response.outcome else { return nil }
+        return status
+    }
+
+    /// The store's snapshots, with the engine's settings laid over each while it answers.
+    func snapshots(from store: AsyncStream<EngineSnapshot>) -> AsyncStream<EngineSnapshot> {
+        let (stream, continuation) = AsyncStream.makeStream(of: EngineSnapshot.self, bufferingPolicy: .bufferingNewest(1))
+        let poller = Task { await self.poll() }
+        let relay = Task {
+            for await snapshot in store { continuation.yield(self.overlay(snapshot)) }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in
+            poller.cancel()
+            relay.cancel()
+        }
+        return stream
+    }
+
+    /// Sends an engine action as a control command; refusals go to the log.
+    func perform(_ action: DashboardAction) async {
+        let command: ControlCommand
+        switch action {
+        case .flush: command = .flush
+        case .setPolicy(let policy): command = .policy(policy.description)
+        case .setOffline(let offline): command = offline ? .offline : .online
+        case .setBatchSize(let size): command = .batchSize(size)
+        default: return  // the reducer sends no demo action when attached
+        }
+        do {
+            let response = try await ControlCall.answer(client, command, within: .seconds(5))
+            if case .failure(let refusal) = response.outcome {
+                logger.warning("the engine refused a command", metadata: ["command": "\(command.name)", "reason": "\(refusal.reason)"])
+            }
+        } catch {
+            logger.warning("a command did not reach the engine", metadata: ["command": "\(command.name)", "error": "\(error)"])
+        }
+        await refresh()
+    }
+
+    func overlay(_ snapshot: EngineSnapshot) -> EngineSnapshot {
+        guard let status = latest.withLock({ $0 }) else { return snapshot }
+        var attached = snapshot
+        attached.isReadOnlyMonitor = false
+        attached.isOffline = status["offline"] == .bool(true)
+        attached.batchSize = status["batchSize"]?.intValue
+        attached.policy = status["policy"]?.stringValue.flatMap { try? FlushPolicy(parsing: $0) }
+        return attached
+    }
+
+    private func poll() async {
+        while !Task.isCancelled {
+            await refresh()
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return  // cancelled: the dashboard closed
+            }
+        }
+    }
+
+    private func refresh() async {
+        let status = await Self.probe(client)
+        latest.withLock { $0 = status }
+    }
+}

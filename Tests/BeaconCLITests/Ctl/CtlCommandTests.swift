@@ -1,0 +1,110 @@
+import Beacon
+import BeaconTesting
+import Foundation
+import Testing
+
+/// `beacon ctl` against a real engine serving its control channel in this process.
+@Suite("beacon ctl", .timeLimit(.minutes(3)))
+struct CtlCommandTests {
+    struct Served {
+        let directory: String
+        let store: String
+        let engine: BeaconEngine<ContinuousClock>
+        let task: Task<Void, any Error>
+        let control: ControlServer
+
+        static func start() async throws -> Served {
+            let directory = try BeaconProcess.temporaryDirectory()
+            let store = directory + "/s.sqlite"
+            let engine = BeaconEngine(
+                queue: try SQLiteEventQueue(path: store), destination: Destination(sender: RecordingSender()),
+                settings: EngineSettings(policy: .manual, batchSize: 100))
+            let task = Task { try await engine.run() }
+            let control = try await engine.serveControl()
+            return Served(directory: directory, store: store, engine: engine, task: task, control: control)
+        }
+
+        func stop() async throws {
+            await control.close()
+            await engine.beginShutdown()
+            try await task.value
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    @Test("with no engine serving the store: exit 1 and one line naming the socket")
+    func noEngine() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        let store = directory + "/s.sqlite"
+        let result = try await BeaconProcess.run(["ctl", "--db", store, "status"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "beacon: no engine serves \(store) (no control socket at \(store).control)\n")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("bad usage exits 2", arguments: [
+        ["frobnicate"], ["policy"], ["batch-size", "many"], ["batch-size", "0"], ["flush", "now"], ["flush", "--json"],
+    ])
+    func badUsage(arguments: [String]) async throws {
+        let result = try await BeaconProcess.run(["ctl", "--db", "/tmp/nowhere.sqlite"] + arguments)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test("every verb round-trips: status --json shows what policy and batch-size set")
+    func verbsRoundTrip() async throws {
+        let served = try await Served.start()
+        let policy = try await BeaconProcess.run(["ctl", "--db", served.store, "policy", "count 7"])
+        #expect(policy.status == 0, "\(policy.stderr)")
+        let size = try await BeaconProcess.run(["ctl", "--db", served.store, "batch-size", "250"])
+        #expect(size.status == 0, "\(size.stderr)")
+        let offline = try await BeaconProcess.run(["ctl", "--db", served.store, "offline"])
+        #expect(offline.status == 0)
+        let refusedFlush = try await BeaconProcess.run(["ctl", "--db", served.store, "flush"])
+        #expect(refusedFlush.status == 1)
+        #expect(refusedFlush.stderr.contains("the engine refused 'flush': the engine is offline"))
+
+        let status = try await BeaconProcess.run(["ctl", "--db", served.store, "status", "--json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+        #expect(json["policy"] as? String == "count 7")
+        #expect(json["batchSize"] as? Int == 250)
+        #expect(json["offline"] as? Bool == true)
+        #expect(json["depth"] as? Int == 0)
+        let destinations = try #require(json["destinations"] as? [[String: Any]])
+        #expect(destinations.first?["name"] as? String == "default")
+        #expect(destinations.first?["paused"] as? Bool == false)
+
+        let online = try await BeaconProcess.run(["ctl", "--db", served.store, "online"])
+        #expect(online.status == 0)
+        let flush = try await BeaconProcess.run(["ctl", "--db", served.store, "flush"])
+        #expect(flush.status == 0, "\(flush.stderr)")
+        let text = try await BeaconProcess.run(["ctl", "--db", served.store, "status"])
+        #expect(text.stdout.contains("policy       count 7"))
+        #expect(text.stdout.contains("offline      no"))
+        #expect(served.engine.settings.current.policy == .count(7))
+        try await served.stop()
+    }
+
+    @Test("another uid is refused: by the socket's mode 0600, and past it by the credential check")
+    func otherUIDIsRefused() async throws {
+        try #require(getuid() == 0, "the test switches to uid 65534 with setpriv, which needs root")
+        let served = try await Served.start()
+        let socket = served.store + ".control"
+        let mode = try FileManager.default.attributesOfItem(atPath: socket)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups", BeaconProcess.path, "ctl", "--db", served.store, "status"]
+        let blocked = try await BeaconProcess.run(asNobody, stdinBytes: nil, executable: "/usr/bin/setpriv")
+        #expect(blocked.status == 1)
+        #expect(blocked.stderr.contains("permission denied"), "\(blocked.stderr)")
+
+        // Only here, to reach the engine's own check: open the socket's mode to everyone.
+        #expect(chmod(socket, 0o666) == 0)
+        let refused = try await BeaconProcess.run(asNobody, stdinBytes: nil, executable: "/usr/bin/setpriv")
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("refused: peer uid 65534"), "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1)
+        #expect(served.control.counts.refused == 1)
+        try await served.stop()
+    }
+}
