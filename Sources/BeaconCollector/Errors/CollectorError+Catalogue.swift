@@ -146,6 +146,13 @@ extension CollectorError {
             message: "The collector could not store the batch; nothing was stored, retry later (see the collector log).")
     }
 
+    static func storeUnavailable(retryAfterSeconds: Int) -> CollectorError {
+        CollectorError(
+            status: 503, code: "store_unavailable",
+            message: "The collector's database is unreachable or busy; nothing was stored, retry after \(retryAfterSeconds) s.",
+            headers: [("Retry-After", String(retryAfterSeconds))])
+    }
+
     static func bodyReadFailed() -> CollectorError {
         CollectorError(
             status: 400, code: "body_read_failed",

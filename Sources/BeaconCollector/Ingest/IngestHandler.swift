@@ -118,9 +118,12 @@ struct IngestHandler: Sendable {
             return .response(ResponseBuilder.invalidEvents(refusal, total: count, code: "invalid_events"))
         }
 
-        let result: EventStore.InsertResult
+        let result: StoreInsertResult
         do {
             result = try await core.store.insert(batch)
+        } catch let error as StoreUnavailableError {
+            core.logger.warning("the store cannot take a batch now", metadata: ["error": "\(error)", "events": "\(count)"])
+            throw CollectorError.storeUnavailable(retryAfterSeconds: error.retryAfterSeconds)
         } catch {
             core.logger.error("storing a batch failed", metadata: ["error": "\(error)", "events": "\(count)"])
             throw CollectorError.storageFailed()

@@ -70,7 +70,13 @@ public final class Collector: Service, Sendable {
         self.configuration = configuration
         connections = ConnectionGate(limit: limits.maxConnections)
         configFeed = try configuration.configFeedPath.map { path throws(CollectorSetupError) in try ConfigFeed(path: path, logger: logger) }
-        let store = try EventStore(path: configuration.databasePath)
+        let store: any CollectorStore
+        if let postgres = configuration.postgres {
+            store = try PostgresEventStore(configuration: postgres, logger: logger)
+            logger.info("collector stores to PostgreSQL", metadata: ["store": "\(postgres)"])
+        } else {
+            store = try EventStore(path: configuration.databasePath)
+        }
         core = CollectorCore(configuration: configuration, store: store, logger: logger)
     }
 
@@ -92,14 +98,19 @@ public final class Collector: Service, Sendable {
             logger: core.logger
         )
         defer { didEnd() }
-        try await withTaskCancellationHandler {
-            try await withGracefulShutdownHandler {
-                try await application.run()
-            } onGracefulShutdown: { [core] in
+        try await withThrowingTaskGroup(of: Void.self) { [core] group in
+            // The store's background work (PostgreSQL's connection pool) lives as long as the server.
+            group.addTask { await core.store.run() }
+            defer { group.cancelAll() }
+            try await withTaskCancellationHandler {
+                try await withGracefulShutdownHandler {
+                    try await application.run()
+                } onGracefulShutdown: {
+                    core.isStopping = true
+                }
+            } onCancel: {
                 core.isStopping = true
             }
-        } onCancel: { [core] in
-            core.isStopping = true
         }
     }
 
@@ -146,7 +157,8 @@ public final class Collector: Service, Sendable {
         core.stats.log()
     }
 
-    /// The number of distinct events stored.
+    /// The number of distinct events stored (by every collector sharing the database).
+    /// Over PostgreSQL it needs ``run()`` to be running.
     public func storedCount() async throws -> Int {
         try await core.store.count()
     }

@@ -14,7 +14,7 @@ public struct CollectorConfiguration: Sendable, Hashable {
     public var host: String
     /// The TCP port to bind; `0` asks the system for a free one (read it with ``Collector/port``).
     public var port: Int
-    /// The SQLite file that stores events, or `nil` for an in-memory database.
+    /// The SQLite file that stores events, or `nil` for an in-memory database (unless ``postgres`` is set).
     public var databasePath: String?
     /// Accepted write keys. Empty accepts any key or none.
     public var writeKeys: Set<String>
@@ -29,6 +29,9 @@ public struct CollectorConfiguration: Sendable, Hashable {
     /// A JSON file `{"settings": {...}}` served as the remote-config feed at
     /// `GET /v1/config?since=TOKEN` (re-read when it changes); `nil` serves no feed.
     public var configFeedPath: String? = nil
+    /// A PostgreSQL database shared with other collectors; when set it is used instead of
+    /// ``databasePath``.
+    public var postgres: PostgresStoreConfiguration? = nil
 
     /// Creates a configuration; every parameter has a default suited to tests and demos.
     public init(

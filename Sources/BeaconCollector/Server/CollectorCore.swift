@@ -12,14 +12,14 @@ final class CollectorCore: Sendable {
 
     let limits: CollectorLimits
     let authenticator: WriteKeyAuthenticator
-    let store: EventStore
+    let store: any CollectorStore
     let stats: StatsRecorder
     let metrics = CollectorMetrics()
     let logger: Logger
     private let faults: Mutex<FaultState>
     private let stopping = Mutex(false)
 
-    init(configuration: CollectorConfiguration, store: EventStore, logger: Logger) {
+    init(configuration: CollectorConfiguration, store: any CollectorStore, logger: Logger) {
         limits = configuration.limits
         authenticator = WriteKeyAuthenticator(keys: configuration.writeKeys)
         self.store = store

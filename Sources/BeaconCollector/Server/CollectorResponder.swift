@@ -62,8 +62,17 @@ struct CollectorResponder: HTTPResponder {
         case .batch, .single:
             return try await IngestHandler(core: core).handle(request, context: context, route: route, outcome: &outcome)
         case .health:
-            let body = #"{"status":"ok","uptimeSeconds":\#(core.stats.elapsed())}"#
-            return .response(ResponseBuilder.json(Array(body.utf8)))
+            let health = await core.store.health()
+            guard let kind = health.kind else {
+                let body = #"{"status":"ok","uptimeSeconds":\#(core.stats.elapsed())}"#
+                return .response(ResponseBuilder.json(Array(body.utf8)))
+            }
+            // A shared database is reported: 503 while it cannot be reached, so a load
+            // balancer sends traffic elsewhere until it is back.
+            let document = StoreHealthDocument(
+                status: health.problem == nil ? "ok" : "unavailable", store: kind, problem: health.problem,
+                uptimeSeconds: core.stats.elapsed())
+            return .response(ResponseBuilder.json(try Self.encode(document), status: health.problem == nil ? 200 : 503))
         case .stats:
             return .response(ResponseBuilder.json(try Self.encode(core.stats.snapshot())))
         case .metrics:
@@ -128,6 +137,14 @@ struct CollectorResponder: HTTPResponder {
             throw CollectorError(status: 500, code: "encoding_failed", message: "The collector could not encode its answer (\(error)).")
         }
     }
+}
+
+/// The body of `GET /health` for a collector over a shared database.
+struct StoreHealthDocument: Encodable {
+    var status: String
+    var store: String
+    var problem: String?
+    var uptimeSeconds: Double
 }
 
 /// The body of `GET/PUT /admin/faults`: the live plan, its preset name and the seed.

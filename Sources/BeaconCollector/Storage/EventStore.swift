@@ -5,10 +5,7 @@ import GRDB
 /// delivered twice is stored once (`INSERT OR IGNORE`).
 final class EventStore: Sendable {
     /// Counts from one insert.
-    struct InsertResult: Sendable, Hashable {
-        var stored: Int
-        var duplicates: Int
-    }
+    typealias InsertResult = StoreInsertResult
 
     private let writer: any DatabaseWriter
 

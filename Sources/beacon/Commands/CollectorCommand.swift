@@ -31,6 +31,15 @@ struct CollectorCommand: AsyncParsableCommand {
     @Option(help: "SQLite file for received events (in memory when omitted).")
     var db: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "PostgreSQL shared by several collectors, postgres://USER:PASS@HOST:PORT/DB (instead of --db).",
+            discussion: "Also read from BEACON_COLLECTOR_STORE. The password is never logged."))
+    var store: String?
+
+    @Option(parsing: .unconditional, help: "Most PostgreSQL connections this collector opens (with --store).")
+    var storePoolSize = PostgresStoreConfiguration.defaultPoolSize
+
     @Option(name: .customLong("write-key"), help: "Accepted write key (repeat for several; none accepts any).")
     var writeKeys: [String] = []
 
@@ -126,6 +135,19 @@ struct CollectorCommand: AsyncParsableCommand {
                 throw ValidationError("\(flag) \(seconds) is not a number of seconds above 0 (at most 10 years).")
             }
         }
+        if let storeAddress {
+            guard db == nil else {
+                throw ValidationError("Use either --db FILE (SQLite) or --store postgres://… (PostgreSQL), not both.")
+            }
+            do {
+                _ = try PostgresStoreConfiguration(url: storeAddress, poolSize: storePoolSize)
+            } catch {
+                throw ValidationError("--store: \(error.message)")
+            }
+        }
+        guard Self.poolSizes.contains(storePoolSize) else {
+            throw ValidationError("--store-pool-size must be 1...\(Self.poolSizes.upperBound), not \(storePoolSize).")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("Unknown --log-level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical.")
         }
@@ -137,6 +159,16 @@ struct CollectorCommand: AsyncParsableCommand {
     static let requestBytes = 1...256 * 1_048_576
     /// The range `--max-events` and `--max-batch-events` accept.
     static let eventCounts = 1...1_000_000
+    /// The range `--store-pool-size` accepts.
+    static let poolSizes = 1...1_000
+
+    /// `--store`, or else (without `--db`) `BEACON_COLLECTOR_STORE` when set and not empty.
+    var storeAddress: String? {
+        if let store { return store }
+        guard db == nil, let value = ProcessInfo.processInfo.environment["BEACON_COLLECTOR_STORE"], !value.isEmpty else { return nil }
+        return value
+    }
+
     /// The range `--max-connections` accepts.
     static let connectionCounts = 1...1_000_000
 
@@ -173,6 +205,13 @@ struct CollectorCommand: AsyncParsableCommand {
                 maxConnections: maxConnections),
             faultPlan: faultPlan, seed: seed)
         configuration.configFeedPath = config
+        if let storeAddress {
+            do {
+                configuration.postgres = try PostgresStoreConfiguration(url: storeAddress, poolSize: storePoolSize)
+            } catch {
+                throw CLIError.badInput("--store: \(error.message)")
+            }
+        }
         if let db, let problem = StorePath.problem(db) {
             throw CLIError.badInput("--db: cannot open the collector's store \(db): \(problem)")
         }

@@ -1,0 +1,34 @@
+/// Where a collector keeps the events it accepts: the seam between ingest and storage.
+///
+/// Every implementation keeps the same promises: ``insert(_:)`` stores a batch all or
+/// nothing, stores each `messageId` once (compared byte for byte, so NFC and NFD spellings
+/// are two events), and returns only after the batch is durable; the stored and duplicate
+/// counts come from the database itself. ``EventStore`` (SQLite, one process) and
+/// ``PostgresEventStore`` (several collectors over one PostgreSQL) conform.
+protocol CollectorStore: Sendable {
+    /// Stores every event of `batch`, or none; events whose `messageId` is already stored
+    /// count as duplicates.
+    ///
+    /// - Throws: ``StoreUnavailableError`` when the database cannot take the batch now
+    ///   (down, slow, or too many batches already waiting): the caller answers 503.
+    func insert(_ batch: AcceptedBatch) async throws -> StoreInsertResult
+
+    /// The number of distinct events stored (shared by every collector over the same database).
+    func count() async throws -> Int
+
+    /// Stored `messageId`s in arrival order.
+    func messageIds() async throws -> [String]
+
+    /// Stored `messageId`s in arrival order, as their exact bytes.
+    func messageIdBytes() async throws -> [[UInt8]]
+
+    /// Stored events in arrival order, at most `limit` of them.
+    func events(limit: Int) async throws -> [StoredEvent]
+
+    /// Whether the database answers now; `/health` reports it.
+    func health() async -> StoreHealth
+
+    /// Runs what the store needs in the background (a connection pool) until cancelled;
+    /// returns at once when it needs nothing.
+    func run() async
+}
