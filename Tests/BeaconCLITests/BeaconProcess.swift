@@ -37,9 +37,7 @@ enum BeaconProcess {
         try await offThePool { try runBlocking(arguments, stdin: stdinBytes, executable: executable, limit: limit) }
     }
 
-    /// Spawns with `posix_spawn`, not Foundation's `Process`: on Linux with Swift 6.3.1,
-    /// `Process.run()` over-reads a `dirent` while listing `/proc/self/fd` and now and then
-    /// crashes the whole test runner (swift-corelibs-foundation PR #5472). Standard input
+    /// Spawns through ``spawn(_:_:environment:streams:)``, not Foundation's `Process`. Standard input
     /// comes from a file, output goes to files, and a watchdog kills the child after
     /// `limit` (only before it is reaped, so a reused pid is never hit).
     private static func runBlocking(
@@ -49,30 +47,11 @@ enum BeaconProcess {
         defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
         let inputPath = directory + "/stdin", outputPath = directory + "/stdout", errorPath = directory + "/stderr"
         try (stdin ?? Data()).write(to: URL(fileURLWithPath: inputPath))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, inputPath, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard let closeFrom = addCloseFrom else { throw TmuxError("posix_spawn_file_actions_addclosefrom_np is missing (glibc 2.34+)") }
-        _ = closeFrom(&actions, 3)
-        // Default signal handling in the child, whatever the test runner's threads block.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        guard spawned == 0 else { throw TmuxError("cannot start \(executable): error \(spawned)") }
+        let pid = try spawn(executable, arguments) { actions in
+            posix_spawn_file_actions_addopen(&actions, 0, inputPath, O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        }
         let isReaped = ReapedFlag()
         let watchdog = DispatchWorkItem {
             isReaped.value.withLock { reaped in if !reaped { kill(pid, SIGKILL) } }

@@ -106,35 +106,11 @@ final class TmuxSession {
     private static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-tmux-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }  // best effort: a temp file
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Nothing else is inherited: a tmux server forked from this client would otherwise
-        // hold open the pipes of processes other tests are reading to end-of-file.
-        guard let closeFrom = BeaconProcess.addCloseFrom else { throw TmuxError("posix_spawn_file_actions_addclosefrom_np is missing (glibc 2.34+)") }
-        _ = closeFrom(&actions, 3)
-        // Default signal handling: the test runner's threads block and ignore signals, and
-        // a tmux server forked from this client would inherit that, so the SIGTERM that
-        // `kill-server` sends the server itself would never arrive and the panes (a
-        // running beacon) would outlive the test.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv: [UnsafeMutablePointer<CChar>?] = (["/usr/bin/env"] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, &attributes, argv, environ)
-        guard spawned == 0 else { throw TmuxError("cannot start \(arguments.joined(separator: " ")): error \(spawned)") }
+        let pid = try spawn("/usr/bin/env", arguments) { actions in
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
