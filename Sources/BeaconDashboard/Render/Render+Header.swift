@@ -18,7 +18,9 @@ extension Renderer {
     private mutating func drawTitleLine() {
         let tag = isMonitor ? Span(" MONITOR (read-only) ", .inverse)
             : isAttached ? Span(" MONITOR (attached) ", .accent) : Span(" DEMO ", .accent)
-        let status = snapshot.isOffline ? Span("OFFLINE", .warn) : Span("ONLINE", .ok)
+        // A read-only monitor sees the store only, which does not record whether its
+        // writer is offline: it says so instead of showing the default as a fact.
+        let status = isMonitor ? Span("UNKNOWN", .dim) : snapshot.isOffline ? Span("OFFLINE", .warn) : Span("ONLINE", .ok)
         var left: [Span] = [Span(" BEACON ", .inverse), Span(" "), status]
         let batch: [Span] = [Span("  batch ", .dim), snapshot.batchSize.map { Span(Format.count($0)) } ?? Self.unknown]
         let tagWidth = DisplayWidth.of(tag.text) + 1
