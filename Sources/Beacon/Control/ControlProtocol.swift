@@ -94,6 +94,7 @@ public enum ControlProtocol {
 
     /// Reads one response line.
     static func decodeResponse(_ line: [UInt8]) -> ControlResponse? {
+        // Deliberate: an unreadable line is no response; the caller reports it as such.
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(line)), let object = value.objectValue else {
             return nil
         }

@@ -101,7 +101,7 @@ extension EventQueue {
             continuation.yield(await body())
         }
         let timer = Task {
-            try? await Task.sleep(for: timeout)
+            try? await Task.sleep(for: timeout)  // cancelled once the work won: its nil is never read
             continuation.yield(nil)
         }
         defer { timer.cancel() }

@@ -115,7 +115,7 @@ struct FlushCommand: AsyncParsableCommand {
                 counter.stop()
                 let deadline = ContinuousClock.now + Self.settleLimit
                 while !counter.isSettled && ContinuousClock.now < deadline {
-                    try? await Task.sleep(for: .milliseconds(20))
+                    try? await Task.sleep(for: .milliseconds(20))  // cancelled: the loop's deadline still ends it
                 }
             }
             group.cancelAll()

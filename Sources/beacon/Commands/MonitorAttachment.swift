@@ -23,6 +23,7 @@ final class MonitorAttachment: Sendable {
 
     /// Asks the engine whether it serves the store: its `status`, or `nil` when none does.
     static func probe(_ client: ControlClient) async -> JSONValue? {
+        // Deliberate: any failure to answer means no engine serves the store (read-only mode).
         guard let response = try? await ControlCall.answer(client, .status, within: .seconds(2)),
               case .success(let status) = response.outcome else { return nil }
         return status
@@ -70,6 +71,7 @@ final class MonitorAttachment: Sendable {
         attached.isReadOnlyMonitor = false
         attached.isOffline = status["offline"] == .bool(true)
         attached.batchSize = status["batchSize"]?.intValue
+        // An unreadable policy shows as unknown rather than as a guess.
         attached.policy = status["policy"]?.stringValue.flatMap { try? FlushPolicy(parsing: $0) }
         return attached
     }
