@@ -41,6 +41,7 @@ let package = Package(
                 "BeaconWire", "CLibdeflate",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -105,6 +106,7 @@ let package = Package(
             dependencies: [
                 "Beacon", "BeaconCollector", "BeaconDashboard", "BeaconTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         .testTarget(
@@ -112,7 +114,8 @@ let package = Package(
         ),
         .testTarget(
             name: "BeaconCLITests",
-            dependencies: ["Beacon", "BeaconTesting", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Beacon", "BeaconTesting", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Agent/Fixtures"]
         ),
     ]
 )

@@ -24,7 +24,7 @@ public final class Tracker: Sendable {
     /// `anonymousId` (the Segment API requires one of them).
     public let defaultAnonymousId: String
     private let ids: UUIDv7Generator
-    private let observer: TrackingObserver?
+    let observer: TrackingObserver?
     /// Remote-config hook: drops blocklisted and sampled-out events before they are
     /// queued (counted in the filter; the receipt says so). `nil`: keep everything.
     public let filter: EventFilter?

@@ -1,10 +1,38 @@
 /// A batch cleared for storage: every event of the parsed body, with its type and the
-/// time the collector received it.
-struct AcceptedBatch: Sendable {
+/// time the collector received it. A ``CollectorStore`` reads it through ``count`` and
+/// ``events``.
+public struct AcceptedBatch: Sendable {
     /// The body and the byte ranges of its events and fields.
     var parsed: ParsedBody
     /// The type of each event, in order (the route's default for events that name none).
     var types: [EventType]
     /// When the collector received the batch, in milliseconds since 1970.
-    var receivedAtMilliseconds: Int64
+    public internal(set) var receivedAtMilliseconds: Int64
+
+    init(parsed: ParsedBody, types: [EventType], receivedAtMilliseconds: Int64) {
+        self.parsed = parsed
+        self.types = types
+        self.receivedAtMilliseconds = receivedAtMilliseconds
+    }
+
+    /// The number of events.
+    public var count: Int { parsed.items.count }
+
+    /// Every event, in order, with its fields copied out of the body.
+    public var events: [AcceptedEvent] {
+        parsed.withText { text in
+            parsed.items.enumerated().map { index, item in
+                let fields = item.fields
+                let type = types[index]
+                return AcceptedEvent(
+                    messageId: text.string(fields.messageId) ?? "",
+                    type: "\(type.name)",
+                    name: text.string(type == .track ? fields.event : fields.name),
+                    userId: text.string(fields.userId),
+                    anonymousId: text.string(fields.anonymousId),
+                    timestamp: text.string(fields.timestamp?.hasText == true ? fields.timestamp : fields.originalTimestamp),
+                    json: Array(text.bytes(item.range)))
+            }
+        }
+    }
 }

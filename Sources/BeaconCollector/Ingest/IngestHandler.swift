@@ -124,6 +124,21 @@ struct IngestHandler: Sendable {
         } catch let error as StoreUnavailableError {
             core.logger.warning("the store cannot take a batch now", metadata: ["error": "\(error)", "events": "\(count)"])
             throw CollectorError.storeUnavailable(retryAfterSeconds: error.retryAfterSeconds)
+        } catch let error as StoreRefusedEventsError where !error.rejections.isEmpty {
+            // A store with checks of its own (beacon agent's queue): answered like the
+            // collector's own refusals, nothing stored, the events listed.
+            var refusal = BatchAdmission.Refusal(listed: [], total: 0, countsByCode: [:])
+            for rejection in error.rejections {
+                refusal.total += 1
+                refusal.countsByCode[rejection.code, default: 0] += 1
+                if refusal.listed.count < ErrorResponse.maximumListedRejections { refusal.listed.append(rejection) }
+            }
+            outcome.rejectedByCode = refusal.countsByCode
+            outcome.rejected = refusal.total
+            outcome.status = 400
+            let code = route == .batch ? "invalid_events" : refusal.listed[0].code
+            outcome.errorCode = code
+            return .response(ResponseBuilder.invalidEvents(refusal, total: count, code: code))
         } catch {
             core.logger.error("storing a batch failed", metadata: ["error": "\(error)", "events": "\(count)"])
             throw CollectorError.storageFailed()

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -46,7 +47,35 @@ public final class Collector: Service, Sendable {
     ///
     /// - Throws: ``CollectorSetupError`` for an invalid fault plan or limit; GRDB's
     ///   `DatabaseError` when the database cannot be opened.
-    public init(configuration: CollectorConfiguration, logger: Logger = Logger(label: "beacon.collector")) throws {
+    public convenience init(configuration: CollectorConfiguration, logger: Logger = Logger(label: "beacon.collector")) throws {
+        try Self.check(configuration)
+        let store: any CollectorStore
+        if let postgres = configuration.postgres {
+            store = try PostgresEventStore(configuration: postgres, logger: logger)
+            logger.info("collector stores to PostgreSQL", metadata: ["store": "\(postgres)"])
+        } else {
+            store = try EventStore(path: configuration.databasePath)
+        }
+        try self.init(configuration: configuration, store: store, logger: logger)
+    }
+
+    /// Prepares a server that stores into `store` (``CollectorConfiguration/databasePath``
+    /// and ``CollectorConfiguration/postgres`` are not used): every check and answer is the
+    /// collector's, and a batch is answered 200 only once `store` returned from
+    /// ``CollectorStore/insert(_:)``. Nothing listens until ``run()``.
+    ///
+    /// - Throws: ``CollectorSetupError`` for an invalid fault plan, limit or config feed.
+    public init(
+        configuration: CollectorConfiguration, store: any CollectorStore, logger: Logger = Logger(label: "beacon.collector")
+    ) throws {
+        try Self.check(configuration)
+        self.configuration = configuration
+        connections = ConnectionGate(limit: configuration.limits.maxConnections)
+        configFeed = try configuration.configFeedPath.map { path throws(CollectorSetupError) in try ConfigFeed(path: path, logger: logger) }
+        core = CollectorCore(configuration: configuration, store: store, logger: logger)
+    }
+
+    private static func check(_ configuration: CollectorConfiguration) throws(CollectorSetupError) {
         do {
             try configuration.faultPlan.validate()
         } catch {
@@ -67,17 +96,6 @@ public final class Collector: Service, Sendable {
         guard (0...65_535).contains(configuration.port) else {
             throw CollectorSetupError(message: "Port \(configuration.port) is out of range; use 0 (any free port) to 65535.")
         }
-        self.configuration = configuration
-        connections = ConnectionGate(limit: limits.maxConnections)
-        configFeed = try configuration.configFeedPath.map { path throws(CollectorSetupError) in try ConfigFeed(path: path, logger: logger) }
-        let store: any CollectorStore
-        if let postgres = configuration.postgres {
-            store = try PostgresEventStore(configuration: postgres, logger: logger)
-            logger.info("collector stores to PostgreSQL", metadata: ["store": "\(postgres)"])
-        } else {
-            store = try EventStore(path: configuration.databasePath)
-        }
-        core = CollectorCore(configuration: configuration, store: store, logger: logger)
     }
 
     /// Serves HTTP until graceful shutdown or cancellation, then lets in-flight requests
@@ -181,6 +199,13 @@ public final class Collector: Service, Sendable {
     /// The metrics in Prometheus text format: the same text `GET /metrics` answers.
     public func metricsText() -> String {
         core.metrics.prometheusText()
+    }
+
+    /// A swift-metrics factory over this collector's own Prometheus registry: what is
+    /// recorded through it is served at `GET /metrics` with the collector's metrics
+    /// (`beacon agent` serves its engine's metrics this way).
+    public var metricsFactory: any MetricsFactory {
+        core.metrics.factory
     }
 
     private func didBind(port: Int) {

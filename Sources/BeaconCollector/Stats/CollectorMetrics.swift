@@ -6,7 +6,8 @@ import Synchronization
 /// the global `MetricsSystem`, so several collectors in one process keep separate counts).
 final class CollectorMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
-    private let factory: PrometheusMetricsFactory
+    /// The factory over ``registry``; instruments made with it are served with the collector's.
+    let factory: PrometheusMetricsFactory
     private let received: CoreMetrics.Counter
     private let stored: CoreMetrics.Counter
     private let duplicates: CoreMetrics.Counter

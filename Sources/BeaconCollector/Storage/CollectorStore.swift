@@ -4,13 +4,17 @@
 /// nothing, stores each `messageId` once (compared byte for byte, so NFC and NFD spellings
 /// are two events), and returns only after the batch is durable; the stored and duplicate
 /// counts come from the database itself. ``EventStore`` (SQLite, one process) and
-/// ``PostgresEventStore`` (several collectors over one PostgreSQL) conform.
-protocol CollectorStore: Sendable {
+/// ``PostgresEventStore`` (several collectors over one PostgreSQL) conform; another
+/// process may plug in its own through ``Collector/init(configuration:store:logger:)``
+/// (`beacon agent` queues accepted events in an engine's store).
+public protocol CollectorStore: Sendable {
     /// Stores every event of `batch`, or none; events whose `messageId` is already stored
     /// count as duplicates.
     ///
     /// - Throws: ``StoreUnavailableError`` when the database cannot take the batch now
     ///   (down, slow, or too many batches already waiting): the caller answers 503.
+    ///   ``StoreRefusedEventsError`` when the store refuses some events for good: the
+    ///   caller answers 400 listing them.
     func insert(_ batch: AcceptedBatch) async throws -> StoreInsertResult
 
     /// The number of distinct events stored (shared by every collector over the same database).

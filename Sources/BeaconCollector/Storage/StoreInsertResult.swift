@@ -1,7 +1,13 @@
 /// Counts from storing one batch, as the database reported them.
-struct StoreInsertResult: Sendable, Hashable {
+public struct StoreInsertResult: Sendable, Hashable {
     /// Events stored now.
-    var stored: Int
+    public var stored: Int
     /// Events whose `messageId` was already stored (earlier, or earlier in the same batch).
-    var duplicates: Int
+    public var duplicates: Int
+
+    /// Creates a result.
+    public init(stored: Int, duplicates: Int) {
+        self.stored = stored
+        self.duplicates = duplicates
+    }
 }

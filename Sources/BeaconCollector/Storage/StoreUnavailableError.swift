@@ -1,11 +1,17 @@
 /// The store cannot take a batch now: its database is down or slow, or too many batches
 /// already wait for it. Nothing of the batch was stored; the collector answers 503 with
 /// `Retry-After`.
-struct StoreUnavailableError: Error, Sendable, CustomStringConvertible {
+public struct StoreUnavailableError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, without credentials.
-    var reason: String
+    public var reason: String
     /// Seconds the client should wait before resending.
-    var retryAfterSeconds: Int
+    public var retryAfterSeconds: Int
 
-    var description: String { reason }
+    /// Creates the error; `retryAfterSeconds` is clamped to 1...600.
+    public init(reason: String, retryAfterSeconds: Int) {
+        self.reason = reason
+        self.retryAfterSeconds = min(600, max(1, retryAfterSeconds))
+    }
+
+    public var description: String { reason }
 }

@@ -1,0 +1,94 @@
+import Beacon
+import BeaconCollector
+import BeaconWire
+import Logging
+
+/// The store behind `beacon agent`'s Segment ingest: a ``CollectorStore`` that queues each
+/// accepted event in the engine's SQLite queue (its own JSON, under its own `messageId`)
+/// and returns only once every one of them is committed. So the collector's answer 200
+/// means "durable in the agent's store"; anything short of that is a 503 with
+/// `Retry-After`, and the client sends again (the collector downstream stores each
+/// `messageId` once, so a resend after a lost answer is not a duplicate there).
+struct AgentIngestStore: CollectorStore {
+    let tracker: Tracker
+    let queue: SQLiteEventQueue
+    /// The queue's bounds: past them the queue would drop its oldest events, so the
+    /// agent refuses new ones instead.
+    let maxQueuedEvents: Int
+    let maxQueuedBytes: Int
+    /// The longest wait for a batch's commit before answering 503.
+    let commitTimeout: Duration
+    let logger: Logger
+
+    func insert(_ batch: AcceptedBatch) async throws -> StoreInsertResult {
+        if let failure = queue.currentFailure {
+            throw StoreUnavailableError(reason: "the agent's store is failing (\(failure)); send again later", retryAfterSeconds: 2)
+        }
+        var events: [WireEvent] = []
+        events.reserveCapacity(batch.count)
+        var rejections: [EventRejection] = []
+        var bytes = 0
+        for (index, accepted) in batch.events.enumerated() {
+            do {
+                let event = try WireEvent(
+                    json: accepted.json, defaultType: accepted.type, maxEventBytes: tracker.validator.maxEventBytes)
+                bytes += event.json.count
+                events.append(event)
+            } catch {
+                rejections.append(EventRejection(
+                    index: index, messageId: accepted.messageId, code: error.code, reason: "Event \(index): \(error.description).")
+                )
+            }
+        }
+        if !rejections.isEmpty { throw StoreRefusedEventsError(rejections: rejections) }
+        let depth = queue.depth
+        // Counts and sizes are bounded (the collector's request limits), so these sums cannot overflow.
+        guard depth.events + depth.buffered + events.count <= maxQueuedEvents, depth.bytes + bytes <= maxQueuedBytes else {
+            throw StoreUnavailableError(
+                reason: "the agent's queue is full (\(depth.events) events, \(depth.bytes) bytes); send again once it drains",
+                retryAfterSeconds: 5)
+        }
+        var tickets: [CommitTicket] = []
+        tickets.reserveCapacity(events.count)
+        for event in events {
+            // WireEvent already applied the same size limit, so this cannot refuse the event.
+            let receipt = try tracker.enqueue(event)
+            if receipt.filtered == .keep { tickets.append(receipt.ticket) }
+        }
+        if let last = tickets.max() {
+            switch await queue.waitForCommit(last, timeout: commitTimeout) {
+            case .committed:
+                // The memory buffer drops its oldest events first when the store fails: check every one.
+                guard tickets.allSatisfy({ queue.commitState(of: $0) == .committed }) else {
+                    throw StoreUnavailableError(
+                        reason: "some events were dropped before they could be stored; send again", retryAfterSeconds: 2)
+                }
+            case .dropped:
+                throw StoreUnavailableError(
+                    reason: "the events were dropped before they could be stored; send again", retryAfterSeconds: 2)
+            case .timedOut:
+                logger.warning("a batch was not committed in time", metadata: ["events": "\(events.count)"])
+                throw StoreUnavailableError(
+                    reason: "the agent's store did not commit the events within \(commitTimeout); send again",
+                    retryAfterSeconds: 2)
+            }
+        }
+        return StoreInsertResult(stored: events.count, duplicates: 0)
+    }
+
+    /// Events queued now (the agent forwards events; it keeps no browsable copy).
+    func count() async throws -> Int { queue.depth.events }
+
+    func messageIds() async throws -> [String] { [] }
+
+    func messageIdBytes() async throws -> [[UInt8]] { [] }
+
+    func events(limit: Int) async throws -> [StoredEvent] { [] }
+
+    /// `/health` answers 503 while the store fails, so a balancer or a script sees it.
+    func health() async -> StoreHealth {
+        StoreHealth(kind: "beacon-queue", problem: queue.currentFailure.map { "\($0)" })
+    }
+
+    func run() async {}
+}
