@@ -1,6 +1,7 @@
 import Beacon
 import BeaconCollector
 import BeaconTesting
+import BeaconWire
 import Foundation
 import Logging
 import MetricsTestKit
@@ -26,18 +27,18 @@ struct EngineMetricsTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var strict = CollectorConfiguration()
         strict.limits.maxEventBytes = 600  // the padded events are refused for good: dead letters
-        var down = CollectorConfiguration()
-        down.faultPlan.down = true  // 503 to every batch: retried, pending
-        try await withCollector(strict) { collector, port in
-            try await withCollector(down) { _, downPort in
+        var unavailable = CollectorConfiguration()
+        unavailable.faultPlan.down = true  // 503 to every batch: retried, pending
+        try await withCollector(strict) { [unavailable] collector, port in
+            try await withCollector(unavailable) { _, downPort in
                 var logger = Logger(label: "beacon.metrics.test")
                 logger.logLevel = .critical
                 let queue = try SQLiteEventQueue(path: directory + "/queue.sqlite", logger: logger)
                 let engine = BeaconEngine(
                     queue: queue,
                     destinations: [
-                        Destination(name: "main", sender: HTTPSender(configuration: try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(port)"))),
-                        Destination(name: "down", sender: HTTPSender(configuration: try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(downPort)"))),
+                        Destination(name: "main", sender: HTTPSender(configuration: try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(port)", writeKey: nil))),
+                        Destination(name: "down", sender: HTTPSender(configuration: try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(downPort)", writeKey: nil))),
                     ],
                     settings: EngineSettings(policy: .any([.count(50), .interval(.milliseconds(50))]), batchSize: 50),
                     retryPolicy: RetryPolicy(initialDelay: .milliseconds(20), maxDelay: .milliseconds(100)), logger: logger)

@@ -16,8 +16,8 @@ final class RunningAgent {
     init(store: String, endpoints: [String], arguments: [String] = [], directory: String, tag: String = "agent") throws {
         output = directory + "/\(tag).out"
         errors = directory + "/\(tag).err"
-        FileManager.default.createFile(atPath: output, contents: nil)
-        FileManager.default.createFile(atPath: errors, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
         process.executableURL = URL(fileURLWithPath: BeaconProcess.path)
         var all = ["agent", "--db", store]
         for endpoint in endpoints { all += ["--endpoint", endpoint] }

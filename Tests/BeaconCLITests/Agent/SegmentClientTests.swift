@@ -76,7 +76,8 @@ struct SegmentClientTests {
 
         let client = ChildProcess()
         let clientOutput = directory + "/client.out"
-        FileManager.default.createFile(atPath: clientOutput, contents: nil)
+        _ = FileManager.default.createFile(atPath: clientOutput, contents: nil)
+        _ = FileManager.default.createFile(atPath: directory + "/client.err", contents: nil)
         client.executableURL = URL(fileURLWithPath: python)
         // About 0.5 ms between events: a stream of a few seconds, so the kill lands in the middle.
         client.arguments = [SegmentPython.script, "http://127.0.0.1:\(port)", "wk-segment", "\(Self.total)", "0.0005"]
