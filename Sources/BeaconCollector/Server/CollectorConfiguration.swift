@@ -32,6 +32,9 @@ public struct CollectorConfiguration: Sendable, Hashable {
     /// A PostgreSQL database shared with other collectors; when set it is used instead of
     /// ``databasePath``.
     public var postgres: PostgresStoreConfiguration? = nil
+    /// Whether `/admin/faults` is served (to loopback peers). `beacon agent` turns it off:
+    /// a production ingest takes no injected faults.
+    public var servesFaultAdmin = true
 
     /// Creates a configuration; every parameter has a default suited to tests and demos.
     public init(

@@ -16,6 +16,8 @@ final class CollectorCore: Sendable {
     let stats: StatsRecorder
     let metrics = CollectorMetrics()
     let logger: Logger
+    /// Whether `/admin/faults` is served.
+    let servesFaultAdmin: Bool
     private let faults: Mutex<FaultState>
     private let stopping = Mutex(false)
 
@@ -25,6 +27,7 @@ final class CollectorCore: Sendable {
         self.store = store
         stats = StatsRecorder(logCapacity: configuration.requestLogCapacity)
         self.logger = logger
+        servesFaultAdmin = configuration.servesFaultAdmin
         faults = Mutex(FaultState(plan: configuration.faultPlan, generator: SeededGenerator(seed: configuration.seed)))
     }
 

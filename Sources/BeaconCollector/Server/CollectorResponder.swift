@@ -82,6 +82,7 @@ struct CollectorResponder: HTTPResponder {
             guard let configFeed else { throw CollectorError.notFound(path: path) }
             return .response(ResponseBuilder.json(configFeed.answer(since: request.uri.queryParameters.get("since"))))
         case .adminFaults:
+            guard core.servesFaultAdmin else { throw CollectorError.notFound(path: path) }
             guard context.peerIsLoopback else { throw CollectorError.adminForbidden() }
             if method == "PUT" {
                 var request = request

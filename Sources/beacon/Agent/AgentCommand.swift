@@ -64,6 +64,11 @@ struct AgentCommand: AsyncParsableCommand {
     /// The bounded drain on SIGTERM or SIGINT.
     static let finalFlushTimeout: Duration = .seconds(5)
 
+    /// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost).
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
     func validate() throws {
         do {
             _ = try FlushPolicy(parsing: policy)
@@ -121,11 +126,16 @@ struct AgentCommand: AsyncParsableCommand {
         let store = AgentIngestStore(
             tracker: engine.tracker, queue: queue, maxQueuedEvents: queueConfiguration.maxQueuedEvents,
             maxQueuedBytes: queueConfiguration.maxQueuedBytes, commitTimeout: Self.commitTimeout, logger: agentLogger)
+        var ingest = CollectorConfiguration(host: host, port: port, writeKeys: Set(writeKeys))
+        ingest.servesFaultAdmin = false
+        if writeKeys.isEmpty && !Self.isLoopback(host) {
+            agentLogger.warning(
+                "listening beyond loopback without a write key: anyone who reaches the port can queue events; give --write-key",
+                metadata: ["host": "\(host)"])
+        }
         let collector: Collector
         do {
-            collector = try Collector(
-                configuration: CollectorConfiguration(host: host, port: port, writeKeys: Set(writeKeys)), store: store,
-                logger: logger("beacon.agent.ingest"))
+            collector = try Collector(configuration: ingest, store: store, logger: logger("beacon.agent.ingest"))
         } catch {
             throw CLIError.runtime("cannot prepare the agent's ingest: \(error)")
         }

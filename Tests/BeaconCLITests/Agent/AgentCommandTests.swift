@@ -70,6 +70,8 @@ struct AgentCommandTests {
             "POST", base + "/v1/identify", body: Data(#"{"messageId":"durable-identify","userId":"u-9","traits":{"plan":"pro"}}"#.utf8),
             headers: HTTPAnswer.basic("k1"))
         #expect(single.status == 200, "\(single.text)")
+        let faults = try await HTTPAnswer.send("PUT", base + "/admin/faults", body: Data(#"{"preset":"down"}"#.utf8))
+        #expect(faults.status == 404, "the agent takes no injected faults: \(faults.text)")
         agent.kill9()
 
         let rows = try Self.queued(store)
