@@ -80,16 +80,18 @@ struct CLITests {
 
     @Test(arguments: [
         (["track", "--db"], "Missing value"),
-        (["track", "--db", "/tmp/x.sqlite", "--count", "-1"], "--count"),
-        (["track", "--db", "/tmp/x.sqlite", "--name", ""], "event name is empty"),
-        (["track", "--db", "/tmp/x.sqlite", "--prop", "novalue"], "key=value"),
+        (["track", "--db", "FRESH_DB", "--count", "-1"], "--count"),
+        (["track", "--db", "FRESH_DB", "--name", ""], "event name is empty"),
+        (["track", "--db", "FRESH_DB", "--prop", "novalue"], "key=value"),
         (["status", "--db", "/nonexistent/q.sqlite"], "does not exist"),
-        (["flush", "--db", "/tmp/x.sqlite", "--endpoint", "ftp://x"], "not an endpoint"),
+        (["flush", "--db", "FRESH_DB", "--endpoint", "ftp://x"], "not an endpoint"),
         (["frobnicate"], "beacon"),
         (["bench", "nope"], "unknown benchmark"),
     ])
     func badUsageExitsTwoWithOneLine(arguments: [String], fragment: String) async throws {
-        let result = try await BeaconProcess.run(arguments)
+        // FRESH_DB: a store path of this run's own, so no other run's file can change the answer.
+        let db = try BeaconProcess.temporaryDirectory() + "/x.sqlite"
+        let result = try await BeaconProcess.run(arguments.map { $0 == "FRESH_DB" ? db : $0 })
         #expect(result.status == 2, "\(arguments): \(result.stderr)")
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(arguments): one line, got \(result.stderr)")
