@@ -103,6 +103,8 @@ extension Renderer {
             return Span("retrying in \(Format.elapsed(milliseconds: wait))" + failureNote, .warn)
         case .paused(let reason):
             return Span("paused: \(reason)", .error)
+        case .pausedByOperator:
+            return Span("paused by operator", .warn)
         case .offline:
             return Span("offline", .warn)
         }
