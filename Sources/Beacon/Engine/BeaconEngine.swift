@@ -65,11 +65,12 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
         let store = SettingsStore(settings)
         let endpoint = destinations.count == 1
             ? destinations[0].sender.endpointDescription : "\(destinations.count) destinations"
-        let ages = OldestPendingCache(queue: queue)
+        let facts = StoreFactsCache(queue: queue)
         let observer = TrackingObserver(
             settings: settings, depth: queue.depth, storePath: queue.location,
             endpoint: endpoint, depthProvider: { queue.depth }, sleep: observerSleep,
-            oldestPendingProvider: { await ages.current() }, wallClock: wallClock)
+            oldestPendingProvider: { await facts.current()?.oldestPending },
+            deadLettersProvider: { await facts.current()?.deadLetters }, wallClock: wallClock)
         self.queue = queue
         self.settings = store
         self.observer = observer

@@ -33,6 +33,8 @@ public struct EngineSnapshot: Sendable, Hashable {
     public var queuedBytes: Int
     /// Dead letters in the store now (not yet retried or purged).
     public var deadLetters: Int
+    /// The newest dead letters, newest first (at most ``DeadLetterSummary/snapshotLimit``).
+    public var recentDeadLetters: [DeadLetterSummary] = []
     /// Events accepted but held in memory (waiting for the next commit, or for the store
     /// to recover from a fault).
     public var buffered: Int

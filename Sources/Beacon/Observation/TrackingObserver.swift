@@ -43,6 +43,7 @@ public actor TrackingObserver {
     private var baseTotals: QueueTotals
     private let depthProvider: (@Sendable () -> QueueDepth)?
     private let oldestPendingProvider: (@Sendable () async -> [String: Timestamp]?)?
+    private let deadLettersProvider: (@Sendable () async -> [DeadLetterSummary]?)?
     private let wallClock: @Sendable () -> Timestamp
     /// How long events may wait with no delivery before a destination is marked stalled.
     public let stallThreshold: Duration
@@ -54,6 +55,8 @@ public actor TrackingObserver {
     ///   - sleep: how ticks wait (inject a manual clock's sleep in tests).
     ///   - oldestPendingProvider: when each destination's oldest pending event was
     ///     committed (``EventQueue/oldestPending()``); asked on every tick (`nil`: unknown now).
+    ///   - deadLettersProvider: the newest dead letters (at most
+    ///     ``DeadLetterSummary/snapshotLimit``); asked on every tick (`nil`: unknown now).
     ///   - wallClock: the time snapshots are taken at, ages and stalls measured against.
     ///   - stallThreshold: see ``DestinationStatus/isStalled(at:threshold:)``.
     public init(
@@ -62,10 +65,12 @@ public actor TrackingObserver {
         historyLimit: Int = 200, depthSamples: Int = 120, rateWindow: Int = 5, tickInterval: Duration = .seconds(1),
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         oldestPendingProvider: (@Sendable () async -> [String: Timestamp]?)? = nil,
+        deadLettersProvider: (@Sendable () async -> [DeadLetterSummary]?)? = nil,
         wallClock: @escaping @Sendable () -> Timestamp = { .now() },
         stallThreshold: Duration = DestinationStatus.stallThreshold
     ) {
         self.oldestPendingProvider = oldestPendingProvider
+        self.deadLettersProvider = deadLettersProvider
         self.wallClock = wallClock
         self.stallThreshold = stallThreshold
         (wakes, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -210,6 +215,7 @@ public actor TrackingObserver {
                 current.destinations[index].oldestPendingAt = oldest[current.destinations[index].name]
             }
         }
+        if let deadLettersProvider, let letters = await deadLettersProvider() { current.recentDeadLetters = letters }
         if let depthProvider { apply(depth: depthProvider()) }
         depthHistory.append(current.depth)
         if depthHistory.count > depthSamples { depthHistory.removeFirst(depthHistory.count - depthSamples) }

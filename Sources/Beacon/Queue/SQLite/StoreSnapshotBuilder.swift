@@ -47,6 +47,7 @@ public struct StoreSnapshotBuilder: Sendable {
         current.totals.deadLettersRetried = status.totals.deadLettersRetried
         current.totals.deadLettersPurged = status.totals.deadLettersPurged
         current.deadLetters = status.deadLetterCount
+        current.recentDeadLetters = status.recentDeadLetters.map(DeadLetterSummary.init)
         sampleDepth(status.depth, elapsed: elapsed)
         updateRates(status.totals, elapsed: elapsed)
         countNewBatches(status.recentBatches)
