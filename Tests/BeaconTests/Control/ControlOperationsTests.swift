@@ -94,7 +94,7 @@ struct ControlOperationsTests {
         let refused = ControlChannelTests.refusal(try await client.send(.resume(destination: "backup")))
         #expect(refused?.contains("no destination named \"backup\"; this engine has: default") == true)
         #expect(try ControlChannelTests.applied(await client.send(.resume(destination: nil)))["resumed"] == ["default"])
-        #expect(await running.engine.observer.firstSnapshot { $0.depth == 0 } != nil)
+        #expect(await running.engine.observer.firstSnapshot { $0.depth == 0 && $0.totals.delivered == 1 } != nil)
         #expect(running.sender.batches.count == 1)
         try await running.stop()
     }

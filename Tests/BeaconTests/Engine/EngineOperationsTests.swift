@@ -54,7 +54,8 @@ struct EngineOperationsTests {
 
         // Resume drains what waited, without a flush.
         #expect(try await engine.resume(destination: "a") == ["a"])
-        #expect(await engine.observer.firstSnapshot { $0.depth == 0 } != nil)
+        // Reports reach the observer asynchronously: wait for the count, not only the depth.
+        #expect(await engine.observer.firstSnapshot { $0.depth == 0 && $0.totals.delivered == 5 } != nil)
         #expect(Self.sent(a) == 5)
 
         // Every destination at once.
@@ -64,7 +65,7 @@ struct EngineOperationsTests {
         await engine.flush()
         #expect(Self.sent(a) == 5 && Self.sent(b) == 5)
         try await engine.resume(destination: nil)
-        #expect(await engine.observer.firstSnapshot { $0.depth == 0 } != nil)
+        #expect(await engine.observer.firstSnapshot { $0.depth == 0 && $0.totals.delivered == 6 } != nil)
         #expect(Self.sent(a) == 6 && Self.sent(b) == 6)
         #expect(a.batches.allSatisfy { $0.events.count > 0 })
 
