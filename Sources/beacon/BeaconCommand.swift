@@ -11,7 +11,8 @@ struct BeaconCommand: AsyncParsableCommand {
         abstract: "Durable event tracking: an engine, its collector and a live dashboard.",
         subcommands: [
             DemoCommand.self, MonitorCommand.self, CollectorCommand.self, TrackCommand.self, FlushCommand.self,
-            StatusCommand.self, CtlCommand.self, AgentCommand.self, SyncCommand.self, BenchCommand.self,
+            StatusCommand.self, CtlCommand.self, DeadCommand.self, AgentCommand.self, SyncCommand.self,
+            BenchCommand.self,
         ],
         defaultSubcommand: DemoCommand.self
     )

@@ -151,7 +151,8 @@ enum DashboardText {
     static func destinationDepth(_ name: String, in screen: String) -> Int? {
         for line in screen.split(separator: "\n") {
             let fields = line.split(separator: " ")
-            guard fields.count >= 2, fields[0] == name else { continue }
+            // `▸` marks the destination `P` acts on.
+            guard fields.count >= 2, fields[0] == name || fields[0] == "▸" + name else { continue }
             if let number = Int(fields[1].filter(\.isNumber)), fields[1].allSatisfy({ $0.isNumber || $0 == "," }) { return number }
         }
         return nil

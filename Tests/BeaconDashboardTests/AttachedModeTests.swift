@@ -52,6 +52,6 @@ import Testing
         snapshot.isReadOnlyMonitor = true
         let grid = DashboardRenderer.render(snapshot: snapshot, state: DashboardState(mode: .attached), size: (width: 100, height: 30))
         #expect(grid.row(0).contains("MONITOR (read-only)"))
-        #expect(grid.row(28).contains("engine keys are disabled"))
+        #expect(grid.row(28).contains("keys need a serving engine"))
     }
 }

@@ -1,4 +1,5 @@
 import Beacon
+import BeaconWire
 import BeaconDashboard
 
 /// Snapshots for golden renders: fixed times, no clocks, shapes like the engine's.
@@ -51,7 +52,9 @@ enum Fixtures {
             batch(Int64(483 - index), ago: Int64(index) * 830, events: 100, bytes: 24_300 + index * 17 % 900,
                   milliseconds: Int64(4 + index * 7 % 9))
         }
-        snapshot.destinations = [DestinationStatus(name: "default", endpoint: endpoint, depth: 42, state: .sending)]
+        snapshot.destinations = [DestinationStatus(
+            name: "default", endpoint: endpoint, depth: 42, state: .sending, oldestPendingAt: .init(millisecondsSince1970: t0 - 350),
+            lastSuccessAt: .init(millisecondsSince1970: t0 - 120))]
         return snapshot
     }
 
@@ -98,7 +101,9 @@ enum Fixtures {
         snapshot.destinations = [
             DestinationStatus(name: "default", endpoint: endpoint, depth: 1_850,
                               state: .backingOff(until: .init(millisecondsSince1970: t0 + 7_250)),
-                              consecutiveFailures: 6, lastError: unavailable)
+                              consecutiveFailures: 6, lastError: unavailable,
+                              oldestPendingAt: .init(millisecondsSince1970: t0 - 95_000),
+                              lastSuccessAt: .init(millisecondsSince1970: t0 - 28_000 - 62_000), stalled: true)
         ]
         snapshot.lastError = "default: HTTP 503 Service Unavailable (6 failures in a row, next try in 7.25 s)"
         return snapshot
@@ -125,6 +130,18 @@ enum Fixtures {
             batch(34, ago: 19_000, events: 1, bytes: 243, milliseconds: 2, status: 400, outcome: .deadLettered, error: rejected),
             batch(33, ago: 20_000, events: 100, bytes: 24_300),
         ]
+        snapshot.deadLetters = 7
+        let preview = #"{"type":"track","event":"checkout","properties":{"total":"12,50 €","currency":"EUR"},"messageId":"0193a"#
+        var letters: [DeadLetterSummary] = []
+        for index in 0..<7 {
+            let even = index % 2 == 0
+            let failedAt = Timestamp(millisecondsSince1970: t0 - 1_500 - Int64(index) * 17_500)
+            let reason = even ? "properties.total must be a number" : "event too large: 41,204 bytes, the limit is 32,768"
+            letters.append(DeadLetterSummary(
+                id: Int64(107 - index), destination: "default", name: even ? "checkout" : "Order Completed", reason: reason,
+                status: even ? 400 : 413, failedAt: failedAt, preview: preview))
+        }
+        snapshot.recentDeadLetters = letters
         return snapshot
     }
 
@@ -143,10 +160,14 @@ enum Fixtures {
     static func twoDestinations() -> EngineSnapshot {
         var snapshot = steady()
         snapshot.destinations = [
-            DestinationStatus(name: "primary", endpoint: endpoint, depth: 42, state: .sending),
+            DestinationStatus(name: "primary", endpoint: endpoint, depth: 42, state: .sending,
+                              oldestPendingAt: .init(millisecondsSince1970: t0 - 400), lastSuccessAt: .init(millisecondsSince1970: t0 - 100)),
             DestinationStatus(name: "warehouse", endpoint: "https://collector.example.com/v1/batch", depth: 9_120,
                               state: .paused(reason: "HTTP 401: credentials refused"), consecutiveFailures: 1,
-                              lastError: "HTTP 401 Unauthorized: check the write key"),
+                              lastError: "HTTP 401 Unauthorized: check the write key",
+                              oldestPendingAt: .init(millisecondsSince1970: t0 - 184_000), lastSuccessAt: nil, stalled: true),
+            DestinationStatus(name: "archive", endpoint: "file:///var/lib/beacon/archive.ndjson", depth: 310, state: .pausedByOperator,
+                              oldestPendingAt: .init(millisecondsSince1970: t0 - 75_000), lastSuccessAt: .init(millisecondsSince1970: t0 - 75_500)),
         ]
         snapshot.recentBatches = snapshot.recentBatches.enumerated().map { index, record in
             var record = record

@@ -33,6 +33,30 @@ import Testing
         try expectGolden("dead-letters-80x24", Fixtures.deadLetters(), Fixtures.demoState(), 80, 24)
     }
 
+    /// `d`: the dead-letter view with the second letter selected, then a purge of all
+    /// waiting for its `y`.
+    @Test func deadLetterView() throws {
+        var state = Fixtures.demoState()
+        state.observe(Fixtures.deadLetters())
+        for key: Key in [.character("d"), .down] { state = DashboardReducer.reduce(state, key).0 }
+        try expectGolden("dead-letter-view-80x24", Fixtures.deadLetters(), state, 80, 24)
+        state = DashboardReducer.reduce(state, .character("X")).0
+        #expect(state.confirmation == .purgeAll(count: 7))
+        try expectGolden("dead-letter-purge-confirm-80x24", Fixtures.deadLetters(), state, 80, 24)
+    }
+
+    /// The read-only monitor's dead-letter view: the list, and keys that say they need an engine.
+    @Test func deadLetterViewReadOnly() throws {
+        var snapshot = Fixtures.deadLetters()
+        snapshot.isReadOnlyMonitor = true
+        snapshot.policy = nil
+        snapshot.batchSize = nil
+        var state = DashboardState(mode: .monitor)
+        state.observe(snapshot)
+        for key: Key in [.character("d"), .character("r")] { state = DashboardReducer.reduce(state, key).0 }
+        try expectGolden("dead-letter-view-monitor-80x24", snapshot, state, 80, 24)
+    }
+
     @Test func storageProblem() throws {
         try expectGolden("storage-problem-80x24", Fixtures.storageProblem(), Fixtures.demoState(), 80, 24)
     }

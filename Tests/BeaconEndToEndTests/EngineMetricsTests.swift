@@ -77,7 +77,7 @@ struct EngineMetricsTests {
                         + (try gauge("pending_events", "down"))
                     #expect(down == Double(tracked))
                     #expect(try gauge("pending_events", "down") == Double(tracked))
-                    // Ages are read at most once a second: the one read after main settled says 0.
+                    // The observer reads ages on its tick: the first snapshot after main settled says 0.
                     #expect(try await Self.eventually { try gauge("oldest_pending_age_seconds", "main") == 0 })
                     #expect(try counter("dropped_events_total", "main") == 0)
                     let latency = try metrics.expectTimer("beacon_engine_batch_duration_seconds", [("destination", "main")])

@@ -11,6 +11,12 @@
 /// | `backingOff(until:)` | a send or a read failed: the drain goes on from the head at `until` |
 /// | `paused(reason:)` | credentials refused: the drain goes on from the head when resumed |
 /// | `offline(then:)` | sending is switched off; coming back online always drains |
+/// | `held(then:)` | paused by the operator (``hold()``); released (``release()``), it drains, unless `then` still holds |
+///
+/// Offline comes first, then the operator's hold, then a pause for refused credentials,
+/// then a backoff: what an outer one suspends is kept in its `then` and comes back when it
+/// ends. A hold asked for while a batch is read or sent takes effect once that batch is
+/// done, at the next wake, the same way offline does.
 ///
 /// Beside the state it keeps the flush scheduler, the consecutive failures, the failure
 /// streak of the batch at the head (for giving up, see ``RetryPolicy/maxAttempts``), the
@@ -27,6 +33,7 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
         case backingOff(until: Instant)
         case paused(reason: String)
         case offline(then: Suspension?)
+        case held(then: Suspension?)
     }
 
     /// Where the next batch of a drain comes from.
@@ -39,10 +46,12 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
         case readAhead(Batch, through: Int64)
     }
 
-    /// What still holds once the batcher is back online.
-    enum Suspension: Sendable, Hashable {
+    /// What still holds once the batcher is back online (or released by the operator).
+    indirect enum Suspension: Sendable, Hashable {
         case backingOff(until: Instant)
         case paused(reason: String)
+        /// Held by the operator (only under offline), over what `then` says.
+        case held(then: Suspension?)
     }
 
     /// Where a read from the queue starts.
@@ -65,6 +74,8 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
         case backingOff(until: Instant)
         case paused(reason: String)
         case offline
+        /// Paused by the operator.
+        case held
     }
 
     /// The failed sends in a row of the batch at the head.
@@ -104,6 +115,9 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
     private(set) var settleFailed = false
     /// The run loop stops at its next wake; the final flush follows.
     private(set) var isShuttingDown = false
+    /// The operator paused this destination (``hold()``); the state follows at the next
+    /// wake (at once unless a batch is being read or sent).
+    private(set) var isHeld = false
     private let retryPolicy: RetryPolicy
 
     /// A machine as a batcher starts: idle, or offline when `isOffline`.
@@ -114,8 +128,9 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
     /// A machine in any state, for tests.
     init(
         state: State, scheduler: FlushScheduler<Instant>, retryPolicy: RetryPolicy, failures: Int = 0, splitLimit: Int? = nil,
-        streak: Streak? = nil
+        streak: Streak? = nil, isHeld: Bool? = nil
     ) {
+        self.isHeld = isHeld ?? Self.holds(state)
         self.state = state
         self.scheduler = scheduler
         self.retryPolicy = retryPolicy
@@ -130,7 +145,7 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
     var isDraining: Bool {
         switch state {
         case .draining, .reading, .batch: return true
-        case .idle, .backingOff, .paused, .offline: return false
+        case .idle, .backingOff, .paused, .offline, .held: return false
         }
     }
 
@@ -146,13 +161,32 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
         return FailureStreak(attempts: streak.attempts, age: streak.since.duration(to: now), isIsolating: streak.isolatingThrough != nil)
     }
 
-    /// What to report for the destination: offline first, then paused, then backing off.
+    /// What to report for the destination: offline first, then held, then paused, then backing off.
     var reported: Reported {
         switch state {
         case .offline: return .offline
+        case .held: return .held
         case .paused(let reason): return .paused(reason: reason)
         case .backingOff(let until): return .backingOff(until: until)
         case .idle, .draining, .reading, .batch: return .idle
+        }
+    }
+
+    /// Whether `state` is held by the operator (directly, or under offline).
+    static func holds(_ state: State) -> Bool {
+        switch state {
+        case .held, .offline(then: .held): return true
+        case .idle, .draining, .reading, .batch, .backingOff, .paused, .offline: return false
+        }
+    }
+
+    /// The state a suspension that ends leaves: what it kept, or a drain from the head.
+    static func restoring(_ kept: Suspension?) -> State {
+        switch kept {
+        case .backingOff(let until): return .backingOff(until: until)
+        case .paused(let reason): return .paused(reason: reason)
+        case .held(let then): return .held(then: then)
+        case nil: return .draining(.head)
         }
     }
 }
@@ -169,7 +203,7 @@ extension BatcherStateMachine {
     mutating func wake(now: Instant, settings: EngineSettings, wentOffline: Bool) -> Action {
         switch state {
         case .reading, .batch: return .none
-        case .idle, .draining, .backingOff, .paused, .offline: break
+        case .idle, .draining, .backingOff, .paused, .offline, .held: break
         }
         if settings.policy != scheduler.policy { scheduler.setPolicy(settings.policy, now: now) }
         if settings.isOffline { return goOffline() }
@@ -177,21 +211,23 @@ extension BatcherStateMachine {
         switch state {
         case .offline(let then):
             backOnline = true
-            switch then {
-            case .backingOff(let until): state = .backingOff(until: until)
-            case .paused(let reason): state = .paused(reason: reason)
-            case nil: state = .draining(.head)
-            }
+            state = Self.restoring(then)
         case .idle(let after) where wentOffline:
             state = .draining(after.map(Next.after) ?? .head)
-        case .idle, .draining, .backingOff, .paused, .reading, .batch:
+        case .idle, .draining, .backingOff, .paused, .reading, .batch, .held:
             break
         }
-        // Back online, the destination is reported as it is before an expired backoff ends.
-        let reporting = backOnline ? reported : nil
+        if isHeld { return goHeld(backOnline: backOnline) }
+        var released = false
+        if case .held(let then) = state {
+            released = true
+            state = Self.restoring(then)
+        }
+        // Back online (or released), the destination is reported as it is before an expired backoff ends.
+        let reporting = backOnline || released ? reported : nil
         switch state {
         case .paused:
-            return backOnline ? .reportDestination : .none
+            return reporting != nil ? .reportDestination : .none
         case .backingOff(let until):
             if now < until { return .armTimer(until, reporting: reporting) }
             state = .draining(.head)
@@ -200,6 +236,29 @@ extension BatcherStateMachine {
             return .evaluatePolicy
         case .draining:
             return .drain(reporting: reporting)
+        case .reading, .batch, .offline, .held:
+            return .none
+        }
+    }
+
+    /// Online and held by the operator: stop as offline does, keeping what holds beneath.
+    private mutating func goHeld(backOnline: Bool) -> Action {
+        switch state {
+        case .held:
+            return backOnline ? .goOffline(dropReadAhead: false) : .cancelTimer
+        case .idle(let after):
+            state = .held(then: nil)
+            return .goOffline(dropReadAhead: after != nil)
+        case .draining(let next):
+            state = .held(then: nil)
+            if case .head = next { return .goOffline(dropReadAhead: false) }
+            return .goOffline(dropReadAhead: true)
+        case .backingOff(let until):
+            state = .held(then: .backingOff(until: until))
+            return .goOffline(dropReadAhead: false)
+        case .paused(let reason):
+            state = .held(then: .paused(reason: reason))
+            return .goOffline(dropReadAhead: false)
         case .reading, .batch, .offline:
             return .none
         }
@@ -221,6 +280,9 @@ extension BatcherStateMachine {
             return .goOffline(dropReadAhead: false)
         case .paused(let reason):
             state = .offline(then: .paused(reason: reason))
+            return .goOffline(dropReadAhead: false)
+        case .held(let then):
+            state = .offline(then: .held(then: then))
             return .goOffline(dropReadAhead: false)
         case .reading, .batch:
             return .none
@@ -249,14 +311,33 @@ extension BatcherStateMachine {
         return .none
     }
 
-    /// Resumes a paused destination, or cuts a backoff short: the drain goes on from the head.
+    /// Resumes a destination paused by refused credentials, or cuts a backoff short: the
+    /// drain goes on from the head. Under offline or an operator's hold, what they keep
+    /// is cleared the same way; the hold itself stays (see ``release()``).
     mutating func resume() -> Action {
         switch state {
         case .paused, .backingOff: state = .draining(.head)
+        case .offline(then: .held): state = .offline(then: .held(then: nil))
         case .offline: state = .offline(then: nil)
+        case .held: state = .held(then: nil)
         case .idle, .draining, .reading, .batch: break
         }
         return .reportDestination
+    }
+
+    /// The operator pauses this destination: at the next wake it stops sending (after the
+    /// batch under way, if any) and its events stay queued. Call ``wake(now:settings:wentOffline:)`` next.
+    mutating func hold() -> Action {
+        isHeld = true
+        return .none
+    }
+
+    /// The operator resumes this destination: at the next wake it drains what waited,
+    /// unless offline, a credentials pause or a backoff still holds. Call
+    /// ``wake(now:settings:wentOffline:)`` next.
+    mutating func release() -> Action {
+        isHeld = false
+        return .none
     }
 
     /// A settle failed: its events are still queued.
@@ -271,12 +352,12 @@ extension BatcherStateMachine {
         return .finishWakes
     }
 
-    /// The run loop stopped: drain what is queued, unless offline or paused. A backoff
-    /// under way is cut short.
+    /// The run loop stopped: drain what is queued, unless offline, paused or held. A
+    /// backoff under way is cut short.
     mutating func finalFlush(isOffline: Bool) -> Action {
-        if isOffline { return .none }
+        if isOffline || isHeld { return .none }
         switch state {
-        case .paused, .offline(then: .paused):
+        case .paused, .offline(then: .paused), .held, .offline(then: .held):
             return .none
         case .idle(let after):
             state = .draining(after.map(Next.after) ?? .head)

@@ -9,8 +9,9 @@ extension BatcherStateMachine {
         case armTimer(Instant, reporting: Reported?)
         /// Report the destination.
         case reportDestination
-        /// Just went offline: report it, stop the timer and, when `dropReadAhead`, wait for
-        /// the settles under way and release the leases (the next read starts from the head).
+        /// Just went offline (or held by the operator): report it, stop the timer and, when
+        /// `dropReadAhead`, wait for the settles under way and release the leases (the next
+        /// read starts from the head).
         case goOffline(dropReadAhead: Bool)
         /// Idle: ask ``BatcherStateMachine/evaluatePolicy(depth:now:)`` with the queue's depth.
         case evaluatePolicy

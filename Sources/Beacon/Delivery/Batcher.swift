@@ -83,11 +83,24 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         wakeContinuation.yield()
     }
 
-    /// Resumes a destination paused by refused credentials, and retries at once.
+    /// Resumes the destination: lifts the operator's pause (``pause()``) and a pause for
+    /// refused credentials, cuts a backoff short, and drains what waited (unless offline).
     public func resume() {
+        _ = machine.release()
         if case .reportDestination = machine.resume() { reportDestination() }
         wakeContinuation.yield()
     }
+
+    /// The operator pauses the destination: it sends nothing more (a batch under way
+    /// finishes first) and its events stay queued until ``resume()``. Other destinations
+    /// go on. Not kept across restarts.
+    public func pause() {
+        _ = machine.hold()
+        wakeContinuation.yield()
+    }
+
+    /// Whether the operator paused the destination.
+    public var isPausedByOperator: Bool { machine.isHeld }
 
     /// Asks the run loop to look again (after outside changes).
     public nonisolated func wake() {
@@ -456,6 +469,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         switch reported ?? machine.reported {
         case .offline:
             state = .offline
+        case .held:
+            state = .pausedByOperator
         case .paused(let reason):
             state = .paused(reason: reason)
         case .backingOff(let until):

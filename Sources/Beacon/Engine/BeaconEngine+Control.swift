@@ -52,29 +52,84 @@ extension BeaconEngine {
             }
             setBatchSize(size)
             return .success(["batchSize": .int(size)])
+        case .pause(let name):
+            do {
+                let names = try await pause(destination: name)
+                return .success(["paused": .array(names.map { .string($0) })])
+            } catch {
+                return .failure(ControlRefusal(reason: error.description))
+            }
+        case .resume(let name):
+            do {
+                let names = try await resume(destination: name)
+                return .success(["resumed": .array(names.map { .string($0) }), "offline": .bool(settings.current.isOffline)])
+            } catch {
+                return .failure(ControlRefusal(reason: error.description))
+            }
+        case .deadList, .deadShow, .deadRetry, .deadPurge, .deadExport:
+            let performed = await DeadLetterCommands.perform(command, on: queue)
+            if case .deadRetry = command, case .success(let change) = performed { await flush(after: change) }
+            return performed.map(\.json)
         }
     }
 
-    /// The `status` result: policy, batch size, offline, depth and each destination.
+    /// Retried letters go out now (a paused destination sends them once resumed).
+    private func flush(after change: DeadLetterCommands.Answer) async {
+        guard case .change(let change) = change else { return }
+        for (index, destination) in destinations.enumerated() where change.destinations.contains(destination.name) {
+            await batchers[index].flush()
+        }
+    }
+
+    /// The `status` result: policy, batch size, offline, depth, dead letters, and each
+    /// destination (state, pending, age of the oldest pending event in seconds, last
+    /// success, stalled).
     func controlStatus() async -> JSONValue {
         let current = settings.current
         let depth = queue.depth
-        let states = Dictionary(
-            (await observer.snapshot).destinations.map { ($0.name, $0.state) }, uniquingKeysWith: { first, _ in first })
+        let snapshot = await observer.snapshot
+        let known = Dictionary(snapshot.destinations.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        // Fresh from the store (one indexed read per destination); the snapshot's if it fails.
+        let oldest = (try? await queue.oldestPending()) ?? known.compactMapValues(\.oldestPendingAt)
+        let now = observer.now()
         return [
             "policy": .string(current.policy.description),
             "batchSize": .int(current.batchSize),
             "offline": .bool(current.isOffline),
             "depth": .int(depth.events),
+            "deadLetters": .int(depth.deadLetters),
+            "deadLettersRetried": .int(depth.totals.deadLettersRetried),
+            "deadLettersPurged": .int(depth.totals.deadLettersPurged),
             "store": .string(queue.location),
             "destinations": .array(destinations.map { destination in
-                var paused = false
-                if case .paused? = states[destination.name] { paused = true }
+                var status = known[destination.name]
+                    ?? DestinationStatus(name: destination.name, endpoint: destination.sender.endpointDescription, depth: 0, state: .idle)
+                status.depth = depth.pending(for: destination.name)
+                status.oldestPendingAt = oldest[destination.name]
+                let age = status.oldestPendingAge(at: now)
                 return [
-                    "name": .string(destination.name), "paused": .bool(paused),
-                    "pending": .int(depth.pending(for: destination.name)),
+                    "name": .string(destination.name),
+                    "state": .string(Self.describe(status.state)),
+                    "paused": .bool(status.state.isPaused),
+                    "pausedBy": status.state.pausedBy.map { .string($0) } ?? .null,
+                    "pending": .int(status.depth),
+                    "oldestPendingAge": age.map { .double(Double($0) / 1000) } ?? .null,
+                    "lastSuccessAt": status.lastSuccessAt.map { .string($0.iso8601) } ?? .null,
+                    "stalled": .bool(status.isStalled(at: now, threshold: observer.stallThreshold)),
                 ]
             }),
         ]
+    }
+
+    /// A destination's state in one word or two, for `status`.
+    static func describe(_ state: DestinationStatus.State) -> String {
+        switch state {
+        case .idle: return "idle"
+        case .sending: return "sending"
+        case .backingOff: return "backing off"
+        case .paused(let reason): return "paused: \(reason)"
+        case .pausedByOperator: return "paused by operator"
+        case .offline: return "offline"
+        }
     }
 }

@@ -38,32 +38,39 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
         retryPolicy: RetryPolicy = RetryPolicy(), validator: EventValidator = EventValidator(), clock: C,
         finalFlushTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "beacon"),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        observerSleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        observerSleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        wallClock: @escaping @Sendable () -> Timestamp = { .now() }
     ) {
         self.init(
             queue: queue, destinations: [destination], settings: settings, retryPolicy: retryPolicy, validator: validator,
-            clock: clock, finalFlushTimeout: finalFlushTimeout, logger: logger, random: random, observerSleep: observerSleep)
+            clock: clock, finalFlushTimeout: finalFlushTimeout, logger: logger, random: random, observerSleep: observerSleep,
+            wallClock: wallClock)
     }
 
     /// An engine sending to several destinations.
     ///
     /// - Precondition: `destinations` is not empty and their names are distinct (the
     ///   queue keeps each one's progress under its name).
+    /// - Parameter wallClock: the observer's time (ages of pending events, stalls).
     public init(
         queue: any EventQueue, destinations: [Destination], settings: EngineSettings = EngineSettings(),
         retryPolicy: RetryPolicy = RetryPolicy(), validator: EventValidator = EventValidator(), clock: C,
         finalFlushTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "beacon"),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        observerSleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        observerSleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        wallClock: @escaping @Sendable () -> Timestamp = { .now() }
     ) {
         precondition(!destinations.isEmpty, "an engine needs at least one destination")
         precondition(Set(destinations.map(\.name)).count == destinations.count, "destination names must be distinct")
         let store = SettingsStore(settings)
         let endpoint = destinations.count == 1
             ? destinations[0].sender.endpointDescription : "\(destinations.count) destinations"
+        let facts = StoreFactsCache(queue: queue)
         let observer = TrackingObserver(
             settings: settings, depth: queue.depth, storePath: queue.location,
-            endpoint: endpoint, depthProvider: { queue.depth }, sleep: observerSleep)
+            endpoint: endpoint, depthProvider: { queue.depth }, sleep: observerSleep,
+            oldestPendingProvider: { await facts.current()?.oldestPending },
+            deadLettersProvider: { await facts.current()?.deadLetters }, wallClock: wallClock)
         self.queue = queue
         self.settings = store
         self.observer = observer
@@ -119,7 +126,8 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
     /// Stops sending (`true`) or starts again and drains the backlog (`false`).
     public func setOffline(_ offline: Bool) { settings.update { $0.isOffline = offline } }
 
-    /// Resumes the destinations paused by refused credentials.
+    /// Resumes every destination: lifts operator pauses and pauses for refused
+    /// credentials, and drains what waited (unless offline).
     public func resume() async {
         for batcher in batchers { await batcher.resume() }
     }

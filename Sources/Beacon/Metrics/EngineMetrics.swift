@@ -14,7 +14,7 @@ import Synchronization
 /// | name | kind | meaning |
 /// |---|---|---|
 /// | `beacon_engine_pending_events` | gauge | events queued that the destination is not done with |
-/// | `beacon_engine_oldest_pending_age_seconds` | gauge | how long the oldest of them has waited (0 when none; SQLite queue only) |
+/// | `beacon_engine_oldest_pending_age_seconds` | gauge | how long the oldest of them has waited (0 when none or unknown) |
 /// | `beacon_engine_delivered_events_total` | counter | events delivered |
 /// | `beacon_engine_retried_batches_total` | counter | sends that failed and will be retried |
 /// | `beacon_engine_dead_lettered_events_total` | counter | events refused for good (dead letters) |
@@ -34,7 +34,6 @@ public final class EngineMetrics: Service, Sendable {
     private let queue: any EventQueue
     private let instruments: [String: Instruments]
     private let state: Mutex<State>
-    private let ageInterval: Duration
     private let logger: Logger
 
     /// One destination's instruments.
@@ -53,25 +52,18 @@ public final class EngineMetrics: Service, Sendable {
         var counted: [String: DestinationDepth]
         /// Ids of the batch records already counted (those in the last snapshot's history).
         var seenBatches: Set<Int64> = []
-        /// When the oldest pending ages were last read.
-        var agesReadAt: ContinuousClock.Instant?
-        /// Whether reading the ages failed last time (logged once per run of failures).
-        var agesFailing = false
     }
 
     /// A reporter for the destinations named `destinations`, recording through `factory`.
     ///
     /// - Parameters:
-    ///   - ageInterval: how often at most the oldest pending ages are read from the store
-    ///     (one indexed read per destination). Default 1 s.
     public init(
         observer: TrackingObserver, queue: any EventQueue, destinations: [String],
-        factory: any MetricsFactory = MetricsSystem.factory, ageInterval: Duration = .seconds(1),
+        factory: any MetricsFactory = MetricsSystem.factory,
         logger: Logger = Logger(label: "beacon.metrics")
     ) {
         self.observer = observer
         self.queue = queue
-        self.ageInterval = ageInterval
         self.logger = logger
         var instruments: [String: Instruments] = [:]
         for name in destinations {
@@ -108,7 +100,7 @@ public final class EngineMetrics: Service, Sendable {
     /// Reports one snapshot and the queue's counters now (what ``run()`` does for each).
     public func update(with snapshot: EngineSnapshot) async {
         let depth = queue.depth
-        let (increments, newBatches, readAges) = state.withLock { state in
+        let (increments, newBatches) = state.withLock { state in
             var increments: [(Instruments, DestinationDepth)] = []
             for (name, instrument) in instruments {
                 let now = depth.destinations[name] ?? DestinationDepth(pending: depth.events)
@@ -125,10 +117,7 @@ public final class EngineMetrics: Service, Sendable {
             let ids = Set(snapshot.recentBatches.map(\.id))
             let fresh = snapshot.recentBatches.filter { !state.seenBatches.contains($0.id) }
             state.seenBatches = ids
-            let clock = ContinuousClock.now
-            let due = state.agesReadAt.map { clock - $0 >= ageInterval } ?? true
-            if due { state.agesReadAt = clock }
-            return (increments, fresh, due)
+            return (increments, fresh)
         }
         for (instrument, step) in increments {
             instrument.pending.record(step.pending)
@@ -144,31 +133,17 @@ public final class EngineMetrics: Service, Sendable {
             case .split, .deadLettered, .paused, .filtered: break
             }
         }
-        if readAges { await reportAges(depth: depth) }
+        reportAges(snapshot)
     }
 
-    /// Sets the oldest-pending-age gauges from the store (SQLite queues only).
-    private func reportAges(depth: QueueDepth) async {
-        guard let queue = queue as? SQLiteEventQueue else { return }
-        let times: [String: Timestamp]
-        do {
-            times = try await queue.oldestPendingTimes()
-            let recovered = state.withLock { state in
-                defer { state.agesFailing = false }
-                return state.agesFailing
-            }
-            if recovered { logger.info("reading the oldest pending ages works again") }
-        } catch {
-            let first = state.withLock { state in
-                defer { state.agesFailing = true }
-                return !state.agesFailing
-            }
-            if first { logger.warning("cannot read the oldest pending ages", metadata: ["error": "\(error)"]) }
-            return
-        }
+    /// Sets the oldest-pending-age gauges from the snapshot (the observer reads the ages
+    /// from the store; a destination whose age it does not know reports 0).
+    private func reportAges(_ snapshot: EngineSnapshot) {
         let now = Timestamp.now().millisecondsSince1970
+        let times = Dictionary(
+            snapshot.destinations.map { ($0.name, $0.oldestPendingAt) }, uniquingKeysWith: { first, _ in first })
         for (name, instrument) in instruments {
-            let milliseconds = times[name].map { max(0, now - $0.millisecondsSince1970) } ?? 0
+            let milliseconds = (times[name] ?? nil).map { max(0, now - $0.millisecondsSince1970) } ?? 0
             instrument.oldestAge.record(Double(milliseconds) / 1000)
         }
     }

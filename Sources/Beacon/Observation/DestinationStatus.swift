@@ -14,6 +14,19 @@ public struct DestinationStatus: Sendable, Hashable {
     public var consecutiveFailures: Int
     /// The last error, if any.
     public var lastError: String?
+    /// When the oldest event it has not delivered was committed (`nil`: none waits, or
+    /// not known yet). Its age is the destination's latency: how long events wait.
+    public var oldestPendingAt: Timestamp?
+    /// When it last delivered a batch (`nil`: not since the engine started, nor in the
+    /// store's batch history).
+    public var lastSuccessAt: Timestamp?
+    /// Events wait and nothing was delivered for ``stallThreshold``: see
+    /// ``isStalled(at:threshold:)``. Set by the ``TrackingObserver`` on every snapshot.
+    public var stalled: Bool
+
+    /// How long events may wait with no delivery before a destination counts as stalled:
+    /// 60 s, twelve times the default flush interval and about the default backoff's cap.
+    public static let stallThreshold: Duration = .seconds(60)
 
     /// What a destination is doing.
     public enum State: Sendable, Hashable {
@@ -21,17 +34,65 @@ public struct DestinationStatus: Sendable, Hashable {
         case sending
         /// Waiting before trying again, until this wall-clock time.
         case backingOff(until: Timestamp)
-        /// Stopped until resumed (credentials refused).
+        /// Stopped until resumed: the destination refused the credentials (401/403).
         case paused(reason: String)
+        /// Stopped until resumed: the operator paused it (``BeaconEngine/pause(destination:)``).
+        case pausedByOperator
         case offline
+
+        /// Whether the destination waits for a resume (either kind of pause).
+        public var isPaused: Bool {
+            switch self {
+            case .paused, .pausedByOperator: return true
+            case .idle, .sending, .backingOff, .offline: return false
+            }
+        }
+
+        /// Who paused it: `operator`, `credentials`, or `nil` when it is not paused.
+        public var pausedBy: String? {
+            switch self {
+            case .paused: return "credentials"
+            case .pausedByOperator: return "operator"
+            case .idle, .sending, .backingOff, .offline: return nil
+            }
+        }
     }
 
-    public init(name: String, endpoint: String, depth: Int, state: State, consecutiveFailures: Int = 0, lastError: String? = nil) {
+    public init(
+        name: String, endpoint: String, depth: Int, state: State, consecutiveFailures: Int = 0, lastError: String? = nil,
+        oldestPendingAt: Timestamp? = nil, lastSuccessAt: Timestamp? = nil, stalled: Bool = false
+    ) {
+        self.oldestPendingAt = oldestPendingAt
+        self.lastSuccessAt = lastSuccessAt
+        self.stalled = stalled
         self.name = name
         self.endpoint = endpoint
         self.depth = depth
         self.state = state
         self.consecutiveFailures = consecutiveFailures
         self.lastError = lastError
+    }
+}
+
+extension DestinationStatus {
+    /// Milliseconds the oldest pending event has waited at `now` (`nil` when none waits).
+    public func oldestPendingAge(at now: Timestamp) -> Int64? {
+        guard depth > 0, let oldest = oldestPendingAt else { return nil }
+        return max(0, now.millisecondsSince1970 - oldest.millisecondsSince1970)
+    }
+
+    /// Whether the destination is stalled at `now`: events wait, the oldest has waited
+    /// longer than `threshold`, and no batch was delivered within `threshold`. A
+    /// destination the operator paused, or an engine offline, is not stalled: that wait
+    /// is asked for. A pause for refused credentials and a backoff are.
+    public func isStalled(at now: Timestamp, threshold: Duration = DestinationStatus.stallThreshold) -> Bool {
+        switch state {
+        case .pausedByOperator, .offline: return false
+        case .idle, .sending, .backingOff, .paused: break
+        }
+        let limit = threshold.inMilliseconds
+        guard let age = oldestPendingAge(at: now), age > limit else { return false }
+        guard let success = lastSuccessAt else { return true }
+        return now.millisecondsSince1970 - success.millisecondsSince1970 > limit
     }
 }

@@ -31,6 +31,10 @@ public struct EngineSnapshot: Sendable, Hashable {
     public var depth: Int
     /// Bytes of event JSON queued.
     public var queuedBytes: Int
+    /// Dead letters in the store now (not yet retried or purged).
+    public var deadLetters: Int
+    /// The newest dead letters, newest first (at most ``DeadLetterSummary/snapshotLimit``).
+    public var recentDeadLetters: [DeadLetterSummary] = []
     /// Events accepted but held in memory (waiting for the next commit, or for the store
     /// to recover from a fault).
     public var buffered: Int
@@ -76,11 +80,17 @@ public struct EngineSnapshot: Sendable, Hashable {
         public var deadLettered: Int = 0
         /// Events dropped by the overflow policy.
         public var dropped: Int = 0
+        /// Dead letters an operator sent back into the queue (over the store's life).
+        public var deadLettersRetried: Int = 0
+        /// Dead letters an operator deleted (over the store's life).
+        public var deadLettersPurged: Int = 0
 
         public init(
             accepted: Int = 0, delivered: Int = 0, batchesSent: Int = 0, retried: Int = 0, split: Int = 0,
-            deadLettered: Int = 0, dropped: Int = 0
+            deadLettered: Int = 0, dropped: Int = 0, deadLettersRetried: Int = 0, deadLettersPurged: Int = 0
         ) {
+            self.deadLettersRetried = deadLettersRetried
+            self.deadLettersPurged = deadLettersPurged
             self.accepted = accepted
             self.delivered = delivered
             self.batchesSent = batchesSent
@@ -104,7 +114,7 @@ public struct EngineSnapshot: Sendable, Hashable {
     public init(
         time: Timestamp = .now(), isOffline: Bool = false, policy: FlushPolicy? = nil, batchSize: Int? = nil,
         maxBatchBytes: Int = WireLimits.maxBatchBytes, endpoint: String = "", storePath: String = "",
-        isReadOnlyMonitor: Bool = false, depth: Int = 0, queuedBytes: Int = 0, buffered: Int = 0,
+        isReadOnlyMonitor: Bool = false, depth: Int = 0, queuedBytes: Int = 0, deadLetters: Int = 0, buffered: Int = 0,
         depthHistory: [Int] = [], rateIn: Double = 0, rateOut: Double = 0, totals: Totals = Totals(),
         latency: Latency = Latency(), recentBatches: [BatchRecord] = [], destinations: [DestinationStatus] = [],
         storageProblem: StorageProblem? = nil, lastError: String? = nil, remoteConfig: RemoteConfigSummary? = nil
@@ -119,6 +129,7 @@ public struct EngineSnapshot: Sendable, Hashable {
         self.isReadOnlyMonitor = isReadOnlyMonitor
         self.depth = depth
         self.queuedBytes = queuedBytes
+        self.deadLetters = deadLetters
         self.buffered = buffered
         self.depthHistory = depthHistory
         self.rateIn = rateIn

@@ -42,18 +42,37 @@ public actor TrackingObserver {
     private var latencies = Deque<Duration>()
     private var baseTotals: QueueTotals
     private let depthProvider: (@Sendable () -> QueueDepth)?
+    private let oldestPendingProvider: (@Sendable () async -> [String: Timestamp]?)?
+    private let deadLettersProvider: (@Sendable () async -> [DeadLetterSummary]?)?
+    private let wallClock: @Sendable () -> Timestamp
+    /// How long events may wait with no delivery before a destination is marked stalled.
+    public let stallThreshold: Duration
 
     /// An observer for an engine whose queue starts at `depth`.
     /// - Parameters:
     ///   - depthProvider: reads the queue's counts (cheap, no I/O); polled on every tick,
     ///     so the snapshot stays live while no commit happens (a failing store).
     ///   - sleep: how ticks wait (inject a manual clock's sleep in tests).
+    ///   - oldestPendingProvider: when each destination's oldest pending event was
+    ///     committed (``EventQueue/oldestPending()``); asked on every tick (`nil`: unknown now).
+    ///   - deadLettersProvider: the newest dead letters (at most
+    ///     ``DeadLetterSummary/snapshotLimit``); asked on every tick (`nil`: unknown now).
+    ///   - wallClock: the time snapshots are taken at, ages and stalls measured against.
+    ///   - stallThreshold: see ``DestinationStatus/isStalled(at:threshold:)``.
     public init(
         settings: EngineSettings, depth: QueueDepth, storePath: String, endpoint: String,
         depthProvider: (@Sendable () -> QueueDepth)? = nil,
         historyLimit: Int = 200, depthSamples: Int = 120, rateWindow: Int = 5, tickInterval: Duration = .seconds(1),
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        oldestPendingProvider: (@Sendable () async -> [String: Timestamp]?)? = nil,
+        deadLettersProvider: (@Sendable () async -> [DeadLetterSummary]?)? = nil,
+        wallClock: @escaping @Sendable () -> Timestamp = { .now() },
+        stallThreshold: Duration = DestinationStatus.stallThreshold
     ) {
+        self.oldestPendingProvider = oldestPendingProvider
+        self.deadLettersProvider = deadLettersProvider
+        self.wallClock = wallClock
+        self.stallThreshold = stallThreshold
         (wakes, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.historyLimit = historyLimit
         self.depthSamples = depthSamples
@@ -63,7 +82,7 @@ public actor TrackingObserver {
         self.baseTotals = depth.totals
         self.depthProvider = depthProvider
         current = EngineSnapshot(
-            isOffline: settings.isOffline, policy: settings.policy, batchSize: settings.batchSize,
+            time: wallClock(), isOffline: settings.isOffline, policy: settings.policy, batchSize: settings.batchSize,
             maxBatchBytes: settings.maxBatchBytes, endpoint: endpoint, storePath: storePath)
         Self.apply(depth, base: depth.totals, to: &current)
     }
@@ -79,6 +98,9 @@ public actor TrackingObserver {
 
     /// The latest snapshot.
     public var snapshot: EngineSnapshot { current }
+
+    /// The observer's wall clock now (what ages and stalls are measured against).
+    public nonisolated func now() -> Timestamp { wallClock() }
 
     /// Snapshots from now on, starting with the current one; the newest wins when the
     /// reader is slow.
@@ -149,6 +171,8 @@ public actor TrackingObserver {
             if batches.count > historyLimit { batches.removeLast(batches.count - historyLimit) }
             switch record.outcome {
             case .sent:
+                let now = wallClock()
+                updateDestination(named: record.destination) { $0.lastSuccessAt = now }
                 current.totals.batchesSent += 1
                 latencies.append(record.duration)
                 if latencies.count > 1000 { latencies.removeFirst() }
@@ -159,8 +183,12 @@ public actor TrackingObserver {
             }
             if let error = record.error { current.lastError = error }
             current.recentBatches = Array(batches)
-        case .destination(let status):
+        case .destination(var status):
             if let index = current.destinations.firstIndex(where: { $0.name == status.name }) {
+                // Ages and successes are the observer's to keep.
+                let known = current.destinations[index]
+                status.oldestPendingAt = status.oldestPendingAt ?? known.oldestPendingAt
+                status.lastSuccessAt = status.lastSuccessAt ?? known.lastSuccessAt
                 current.destinations[index] = status
             } else {
                 current.destinations.append(status)
@@ -181,7 +209,13 @@ public actor TrackingObserver {
     }
 
     /// Takes a depth sample and updates the rates (what ``run()`` does every tick).
-    public func tick() {
+    public func tick() async {
+        if let oldestPendingProvider, let oldest = await oldestPendingProvider() {
+            for index in current.destinations.indices {
+                current.destinations[index].oldestPendingAt = oldest[current.destinations[index].name]
+            }
+        }
+        if let deadLettersProvider, let letters = await deadLettersProvider() { current.recentDeadLetters = letters }
         if let depthProvider { apply(depth: depthProvider()) }
         depthHistory.append(current.depth)
         if depthHistory.count > depthSamples { depthHistory.removeFirst(depthHistory.count - depthSamples) }
@@ -193,7 +227,7 @@ public actor TrackingObserver {
             current.rateIn = Double(last.accepted - first.accepted) / seconds
             current.rateOut = Double(last.delivered - first.delivered) / seconds
         }
-        current.time = .now()
+        current.time = wallClock()
         publish()
     }
 
@@ -208,6 +242,8 @@ public actor TrackingObserver {
             current.lastError = "storage \(problem)"
         case .storageRecovered(let depth):
             current.storageProblem = nil
+            apply(depth: depth)
+        case .deadLettersChanged(_, let depth):
             apply(depth: depth)
         }
     }
@@ -226,6 +262,9 @@ public actor TrackingObserver {
         current.totals.delivered = depth.totals.delivered
         current.totals.deadLettered = depth.totals.deadLettered
         current.totals.dropped = depth.totals.dropped
+        current.totals.deadLettersRetried = depth.totals.deadLettersRetried
+        current.totals.deadLettersPurged = depth.totals.deadLettersPurged
+        current.deadLetters = depth.deadLetters
         if current.storageProblem != nil { current.storageProblem?.bufferedEvents = depth.buffered }
         for index in current.destinations.indices {
             current.destinations[index].depth = depth.pending(for: current.destinations[index].name)
@@ -238,6 +277,10 @@ public actor TrackingObserver {
     }
 
     private func publish() {
+        let now = wallClock()
+        for index in current.destinations.indices {
+            current.destinations[index].stalled = current.destinations[index].isStalled(at: now, threshold: stallThreshold)
+        }
         for subscriber in subscribers.values { subscriber.yield(current) }
     }
 

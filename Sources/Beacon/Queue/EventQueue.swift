@@ -69,12 +69,56 @@ public protocol EventQueue: AnyObject, Sendable {
     /// Dead letters, newest first.
     func deadLetters(limit: Int) async throws(StorageError) -> [DeadLetter]
 
+    /// Dead letters whose id is above `afterID`, oldest first, at most `limit`: to page
+    /// through all of them (an export).
+    func deadLetters(afterID: Int64, limit: Int) async throws(StorageError) -> [DeadLetter]
+
+    /// The dead letter with this id, if the store has it.
+    func deadLetter(id: Int64) async throws(StorageError) -> DeadLetter?
+
+    /// Sends the selected dead letters back into the queue, each for its own destination
+    /// only (the others are done with it), in one transaction that also deletes them from
+    /// the dead-letter table: each is queued once, however often this is called. A letter
+    /// whose destination is not registered is refused and kept. When an id asked for is
+    /// not in the store, nothing changes and the change lists it in `missing`.
+    func retryDeadLetters(_ selection: DeadLetterSelection) async throws(StorageError) -> DeadLetterChange
+
+    /// Deletes the selected dead letters, counted in ``QueueTotals/deadLettersPurged``;
+    /// as ``retryDeadLetters(_:)``, a missing id changes nothing.
+    func purgeDeadLetters(_ selection: DeadLetterSelection) async throws(StorageError) -> DeadLetterChange
+
+    /// When the oldest event each registered destination is not done with was committed
+    /// (destinations with nothing pending are left out). Cheap: one indexed read per
+    /// destination, at the head of the queue.
+    func oldestPending() async throws(StorageError) -> [String: Timestamp]
+
     /// Subscribes to commits, drops and storage faults. Called on the queue's own
     /// thread: keep the handler short and non-blocking.
     func addListener(_ listener: @escaping @Sendable (QueueEvent) -> Void)
 }
 
 extension EventQueue {
+    /// For queues that keep no dead-letter ids: pages through ``deadLetters(limit:)``.
+    public func deadLetters(afterID: Int64, limit: Int) async throws(StorageError) -> [DeadLetter] {
+        Array(try await deadLetters(limit: .max).reversed().filter { $0.id > afterID }.prefix(max(0, limit)))
+    }
+
+    public func deadLetter(id: Int64) async throws(StorageError) -> DeadLetter? {
+        try await deadLetters(limit: .max).first { $0.id == id }
+    }
+
+    /// Queues that do not implement it refuse with a storage error that says so.
+    public func retryDeadLetters(_ selection: DeadLetterSelection) async throws(StorageError) -> DeadLetterChange {
+        throw StorageError(kind: .other, message: "\(location) cannot retry dead letters (\(type(of: self)) does not implement it)")
+    }
+
+    public func purgeDeadLetters(_ selection: DeadLetterSelection) async throws(StorageError) -> DeadLetterChange {
+        throw StorageError(kind: .other, message: "\(location) cannot purge dead letters (\(type(of: self)) does not implement it)")
+    }
+
+    /// Queues that do not implement it know no ages.
+    public func oldestPending() async throws(StorageError) -> [String: Timestamp] { [:] }
+
     /// A generic bound for queues that do not implement one: races the unbounded wait
     /// against a timer (the unbounded wait is left running in the background).
     public func waitForCommit(_ ticket: CommitTicket, timeout: Duration) async -> CommitWaitResult {

@@ -19,6 +19,7 @@ public final class InMemoryEventQueue: EventQueue {
         var destinations: [String: DestinationDepth] = [:]
         var leases: [String: ClosedRange<Int64>] = [:]
         var deadLetters: [DeadLetter] = []
+        var lastDeadLetterID: Int64 = 0
         var batches: [BatchRecord] = []
         var lastBatchID: Int64 = 0
         var maxEvents: Int
@@ -31,6 +32,7 @@ public final class InMemoryEventQueue: EventQueue {
 
     private struct Entry {
         var event: QueuedEvent
+        var createdAt: Timestamp
         var doneBy: Set<String> = []
         var deadLettered = false
     }
@@ -51,8 +53,9 @@ public final class InMemoryEventQueue: EventQueue {
     private func commit(_ group: [PendingEvent]) {
         let dropped = storage.withLock { storage -> Int in
             for event in group {
-                storage.events.append(Entry(event: QueuedEvent(
-                    sequence: storage.nextSeq, messageId: event.messageId, name: event.name, payload: event.payload)))
+                storage.events.append(Entry(
+                    event: QueuedEvent(sequence: storage.nextSeq, messageId: event.messageId, name: event.name, payload: event.payload),
+                    createdAt: event.createdAt))
                 storage.nextSeq += 1
                 storage.bytes += event.payload.count
             }
@@ -112,7 +115,7 @@ public final class InMemoryEventQueue: EventQueue {
             totals.accepted = accepted
             return QueueDepth(
                 events: storage.events.count, bytes: storage.bytes, buffered: buffered, totals: totals,
-                destinations: storage.destinations)
+                destinations: storage.destinations, deadLetters: storage.deadLetters.count)
         }
     }
 
@@ -205,7 +208,13 @@ public final class InMemoryEventQueue: EventQueue {
             }
             storage.events = kept
             storage.destinations[destination] = mine
-            storage.deadLetters.append(contentsOf: letters)
+            for var letter in letters {
+                // One letter per event and destination, as the SQLite store keeps them.
+                storage.deadLetters.removeAll { $0.event.sequence == letter.event.sequence && $0.destination == letter.destination }
+                storage.lastDeadLetterID += 1
+                letter.id = storage.lastDeadLetterID
+                storage.deadLetters.append(letter)
+            }
             storage.batches.append(settlement.record)
             if storage.batches.count > 1000 { storage.batches.removeFirst(storage.batches.count - 1000) }
             if let lease = storage.leases[destination] {
@@ -222,6 +231,84 @@ public final class InMemoryEventQueue: EventQueue {
 
     public func deadLetters(limit: Int) async throws(StorageError) -> [DeadLetter] {
         storage.withLock { Array($0.deadLetters.suffix(limit).reversed()) }
+    }
+
+    public func deadLetters(afterID: Int64, limit: Int) async throws(StorageError) -> [DeadLetter] {
+        storage.withLock { Array($0.deadLetters.filter { $0.id > afterID }.prefix(max(0, limit))) }
+    }
+
+    public func deadLetter(id: Int64) async throws(StorageError) -> DeadLetter? {
+        storage.withLock { $0.deadLetters.first { $0.id == id } }
+    }
+
+    public func retryDeadLetters(_ selection: DeadLetterSelection) async throws(StorageError) -> DeadLetterChange {
+        changeDeadLetters(selection) { letter, storage in
+            guard storage.destinations[letter.destination] != nil else {
+                return "destination \(letter.destination) is not registered in this queue"
+            }
+            var event = letter.event
+            event.sequence = storage.nextSeq
+            storage.nextSeq += 1
+            let others = Set(storage.destinations.keys.filter { $0 != letter.destination })
+            storage.events.append(Entry(event: event, createdAt: .now(), doneBy: others))
+            storage.bytes += event.payload.count
+            storage.destinations[letter.destination]?.pending += 1
+            storage.totals.deadLettersRetried += 1
+            return nil
+        }
+    }
+
+    public func purgeDeadLetters(_ selection: DeadLetterSelection) async throws(StorageError) -> DeadLetterChange {
+        changeDeadLetters(selection) { _, storage in
+            storage.totals.deadLettersPurged += 1
+            return nil
+        }
+    }
+
+    private func changeDeadLetters(
+        _ selection: DeadLetterSelection, _ body: (DeadLetter, inout Storage) -> String?
+    ) -> DeadLetterChange {
+        let change = storage.withLock { storage in
+            var change = DeadLetterChange()
+            let letters: [DeadLetter]
+            switch selection {
+            case .all:
+                letters = storage.deadLetters
+            case .ids(let ids):
+                var seen = Set<Int64>()
+                var found: [DeadLetter] = []
+                for id in ids where seen.insert(id).inserted {
+                    if let letter = storage.deadLetters.first(where: { $0.id == id }) { found.append(letter) } else { change.missing.append(id) }
+                }
+                letters = found
+            }
+            if !change.missing.isEmpty { return change }
+            for letter in letters {
+                if let reason = body(letter, &storage) {
+                    change.refused.append(DeadLetterChange.Refusal(id: letter.id, reason: reason))
+                    continue
+                }
+                storage.deadLetters.removeAll { $0.id == letter.id }
+                change.done.append(letter.id)
+                change.destinations.insert(letter.destination)
+            }
+            return change
+        }
+        if !change.done.isEmpty {
+            let depth = self.depth
+            for listener in listeners.withLock({ $0 }) { listener(.deadLettersChanged(change, depth: depth)) }
+        }
+        return change
+    }
+
+    public func oldestPending() async throws(StorageError) -> [String: Timestamp] {
+        storage.withLock { storage in
+            var oldest: [String: Timestamp] = [:]
+            for name in storage.destinations.keys {
+                if let entry = storage.events.first(where: { !$0.doneBy.contains(name) }) { oldest[name] = entry.createdAt }
+            }
+            return oldest
+        }
     }
 
     public func addListener(_ listener: @escaping @Sendable (QueueEvent) -> Void) {

@@ -77,13 +77,18 @@ struct Renderer {
             drawQueue(y: y, graphRows: layout.graphRows)
             y += 1 + layout.graphRows
         }
-        if layout.historyRows > 0 {
-            drawHistory(y: y, rows: layout.historyRows)
-            y += 2 + layout.historyRows
-        }
-        if layout.destinationRows > 0 {
-            drawDestinations(y: y, rows: layout.destinationRows)
-            y += 1 + layout.destinationRows
+        if state.view == .deadLetters, layout.middleRows >= 2 {
+            drawDeadLetters(y: y, rows: layout.middleRows - 1)
+            y += layout.middleRows
+        } else {
+            if layout.historyRows > 0 {
+                drawHistory(y: y, rows: layout.historyRows)
+                y += 2 + layout.historyRows
+            }
+            if layout.destinationRows > 0 {
+                drawDestinations(y: y, rows: layout.destinationRows)
+                y += 1 + layout.destinationRows
+            }
         }
         if layout.outcomeLines > 0 {
             drawOutcomes(y: y, lines: layout.outcomeLines)

@@ -5,6 +5,8 @@ extension Renderer {
     mutating func drawFooter(y: Int) {
         if let prompt = state.prompt {
             drawPrompt(prompt, y: y)
+        } else if let confirmation = state.confirmation {
+            drawConfirmation(confirmation, y: y)
         } else {
             drawKeys(y: y)
             drawMessage(y: y + 1)
@@ -15,17 +17,22 @@ extension Renderer {
     /// used dropped (never `?` and `q`) on very narrow terminals.
     private mutating func drawKeys(y: Int) {
         var items: [(key: String, label: String)]
-        if isMonitor {
-            items = [("?", "help"), ("q", "quit")]
+        let paused = state.selectedDestinationName.map { state.pausedDestinations.contains($0) } ?? false
+        if state.view == .deadLetters {
+            items = isMonitor
+                ? [("↑↓", "select"), ("d", "close"), ("?", "help"), ("q", "quit")]
+                : [("↑↓", "select"), ("r", "retry"), ("R", "all"), ("x", "purge"), ("X", "all"), ("d", "close"), ("?", "help"), ("q", "quit")]
+        } else if isMonitor {
+            items = [("d", "dead"), ("?", "help"), ("q", "quit")]
         } else if isAttached {
             items = [
-                ("f", "flush"), ("p", "policy"), ("o", state.isOffline ? "online" : "offline"), ("+/-", "batch"),
-                ("?", "help"), ("q", "quit"),
+                ("f", "flush"), ("p", "policy"), ("o", state.isOffline ? "online" : "offline"), ("P", paused ? "resume" : "pause"),
+                ("d", "dead"), ("+/-", "batch"), ("?", "help"), ("q", "quit"),
             ]
         } else {
             items = [
-                ("f", "flush"), ("p", "policy"), ("o", state.isOffline ? "online" : "offline"), ("b", "burst"),
-                ("+/-", "batch"), ("r", "rate"), ("c", "faults"), ("?", "help"), ("q", "quit"),
+                ("f", "flush"), ("p", "policy"), ("o", state.isOffline ? "online" : "offline"), ("P", paused ? "resume" : "pause"),
+                ("d", "dead"), ("b", "burst"), ("+/-", "batch"), ("r", "rate"), ("c", "faults"), ("?", "help"), ("q", "quit"),
             ]
         }
         func width(separator: Int) -> Int {
@@ -40,7 +47,7 @@ extension Renderer {
             if index > 0 { spans.append(Span(separator)) }
             spans += [Span(item.key, .bold), Span(":" + item.label, .dim)]
         }
-        if isMonitor { spans.append(Span("   read-only monitor: engine keys are disabled", .dim)) }
+        if isMonitor { spans.append(Span("   read-only: keys need a serving engine", .dim)) }
         grid.write(spans, x: 0, y: y, maxWidth: self.width)
     }
 
@@ -53,6 +60,17 @@ extension Renderer {
         case .error: style = .error
         }
         grid.write(" " + message.text.elidedRight(toWidth: width - 2), x: 0, y: y, style: style)
+    }
+
+    /// A destructive key waiting for `y`: what it will do, and how to keep things as they are.
+    private mutating func drawConfirmation(_ confirmation: DashboardState.Confirmation, y: Int) {
+        let what: String
+        switch confirmation {
+        case .purge(let id): what = "purge dead letter \(id) for good?"
+        case .purgeAll(let count): what = "purge all \(Format.count(count)) dead letters for good?"
+        }
+        grid.write([Span(" " + what + " ", .error), Span(" y", .bold), Span(" purge   ", .dim), Span("any other key", .bold), Span(" keeps them", .dim)],
+                   x: 0, y: y, maxWidth: width)
     }
 
     /// The hint line (or the refusal) above, the input line with a cursor below.

@@ -58,6 +58,11 @@ extension Renderer {
     private mutating func drawActivityLine(y: Int) {
         let spans: [Span] = [Span(snapshot.destinations.count > 1 ? " destinations " : " destination ", .dim), senderSummary]
         var groups: [[Span]] = []
+        if snapshot.destinations.count == 1 {
+            groups += timing(of: snapshot.destinations[0]).map { [Span("  "), $0] }
+        } else if snapshot.destinations.contains(where: \.stalled) {
+            groups.append([Span("  "), Span("STALLED", .error)])
+        }
         if snapshot.buffered > 0 {
             groups.append([Span("  in memory ", .dim), Span(Format.count(snapshot.buffered), .warn)])
         }
@@ -103,6 +108,8 @@ extension Renderer {
             return Span("retrying in \(Format.elapsed(milliseconds: wait))" + failureNote, .warn)
         case .paused(let reason):
             return Span("paused: \(reason)", .error)
+        case .pausedByOperator:
+            return Span("paused by operator", .warn)
         case .offline:
             return Span("offline", .warn)
         }

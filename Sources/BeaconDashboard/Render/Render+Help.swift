@@ -12,6 +12,10 @@ extension Renderer {
             ("+ -", "double / halve the batch size (1 to 10,000)"),
             ("r", "generator rate: off, 10/s, 100/s, 1000/s"),
             ("c", "collector faults: none, flaky, down, slow"),
+            ("P", "pause / resume the selected destination"),
+            ("Tab", "select the next destination"),
+            ("d", "dead letters: ↑↓ select, r retry, R all,"),
+            ("", "x purge, X all (asks y), d/Esc close"),
             ("? Esc", "close this help"),
             ("q", "quit (the caller flushes once more)"),
         ]
@@ -19,9 +23,12 @@ extension Renderer {
             lines.insert(("s", "poll the remote config feed now"), at: lines.count - 2)
         }
         if isMonitor {
-            lines = [("? Esc", "close this help"), ("q", "quit"), ("", "read-only monitor: engine keys are disabled")]
+            lines = [
+                ("d", "dead letters: ↑↓ select, d/Esc close"), ("Tab", "select the next destination"), ("? Esc", "close this help"),
+                ("q", "quit"), ("", "read-only monitor: f p o + - P r R x X"), ("", "need a serving engine on this store"),
+            ]
         } else if isAttached {
-            lines = lines.filter { ["f", "p", "o", "+ -", "? Esc"].contains($0.0) } + [
+            lines = lines.filter { ["f", "p", "o", "+ -", "P", "Tab", "d", "", "? Esc"].contains($0.0) } + [
                 ("q", "quit (the engine keeps running)"), ("", "attached: keys act on the engine serving the store"),
             ]
         }

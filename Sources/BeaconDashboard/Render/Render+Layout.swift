@@ -16,6 +16,12 @@ struct DashboardLayout {
     var destinationRows = 0
     var outcomeLines = 0
 
+    /// Rows between the queue graph and the outcomes: the history and destinations, or
+    /// the dead-letter view in their place (its title included).
+    var middleRows: Int {
+        (historyRows > 0 ? 2 + historyRows : 0) + (destinationRows > 0 ? 1 + destinationRows : 0)
+    }
+
     init(snapshot: EngineSnapshot, height: Int) {
         headerLines = height >= 20 ? 3 : 1
         if headerLines == 3, snapshot.remoteConfig != nil { headerLines += 1 }  // the remote-config line

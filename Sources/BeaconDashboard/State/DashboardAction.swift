@@ -20,6 +20,14 @@ public enum DashboardAction: Sendable, Hashable {
     case setFaultPreset(FaultPreset)
     /// Poll the remote config feed now instead of waiting for the interval.
     case syncConfig
+    /// Pause this destination (its events stay queued).
+    case pause(destination: String)
+    /// Resume this destination and drain what waited.
+    case resume(destination: String)
+    /// Send these dead letters back into the queue.
+    case retryDeadLetters(DeadLetterSelection)
+    /// Delete these dead letters.
+    case purgeDeadLetters(DeadLetterSelection)
     /// Leave the dashboard. The caller does a bounded final flush afterwards.
     case quit
 }

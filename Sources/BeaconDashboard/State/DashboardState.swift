@@ -29,6 +29,40 @@ public struct DashboardState: Sendable, Hashable {
     public var isReadOnlySnapshot: Bool = false
     /// Set once `q` was pressed.
     public var isQuitting: Bool = false
+    /// The main panels, or the dead-letter list (`d`).
+    public var view: View = .main
+    /// The dead letter under the cursor in the dead-letter view (an index into
+    /// ``deadLetterIDs``).
+    public var deadLetterCursor: Int = 0
+    /// A destructive key waiting for `y` (k9s-style), if any.
+    public var confirmation: Confirmation?
+    /// The destination `P` pauses or resumes (an index into ``destinationNames``); `Tab`
+    /// moves it.
+    public var selectedDestination: Int = 0
+    /// The destinations, as last seen.
+    public var destinationNames: [String] = []
+    /// The destinations paused by the operator, as last seen (so `P` knows what to toggle).
+    public var pausedDestinations: Set<String> = []
+    /// The newest dead letters' ids, newest first, as last seen.
+    public var deadLetterIDs: [Int64] = []
+    /// Dead letters in the store, as last seen.
+    public var deadLetterCount: Int = 0
+
+    /// What the screen shows between the queue graph and the outcomes.
+    public enum View: Sendable, Hashable {
+        /// Batch history and destinations.
+        case main
+        /// The dead letters, with a cursor; retry and purge act on them.
+        case deadLetters
+    }
+
+    /// A destructive action asked for and not yet confirmed.
+    public enum Confirmation: Sendable, Hashable {
+        /// Purge one dead letter.
+        case purge(id: Int64)
+        /// Purge every dead letter (this many, as last seen).
+        case purgeAll(count: Int)
+    }
 
     /// A fresh state for `mode`.
     public init(mode: DashboardMode) {
@@ -42,5 +76,16 @@ public struct DashboardState: Sendable, Hashable {
         if let size = snapshot.batchSize { batchSize = size }
         hasRemoteConfig = snapshot.remoteConfig != nil
         isReadOnlySnapshot = snapshot.isReadOnlyMonitor
+        destinationNames = snapshot.destinations.map(\.name)
+        pausedDestinations = Set(snapshot.destinations.filter { $0.state == .pausedByOperator }.map(\.name))
+        if selectedDestination >= destinationNames.count { selectedDestination = 0 }
+        deadLetterIDs = snapshot.recentDeadLetters.map(\.id)
+        deadLetterCount = snapshot.deadLetters
+        deadLetterCursor = min(deadLetterCursor, max(0, deadLetterIDs.count - 1))
+    }
+
+    /// The destination `P` acts on, if any.
+    public var selectedDestinationName: String? {
+        destinationNames.indices.contains(selectedDestination) ? destinationNames[selectedDestination] : nil
     }
 }

@@ -10,37 +10,46 @@ struct CtlCommand: AsyncParsableCommand {
         abstract: "Command the running engine that serves a store (through its control socket).",
         discussion: """
             Verbs: status [--json], flush, offline, online, policy TEXT, batch-size N \
-            (1...10000). The engine serving FILE listens on FILE.control (mode 0600; only \
-            its own user or root may command it). Exit 0 when applied, 1 when refused or \
-            when no engine serves FILE, 2 on bad usage.
+            (1...10000), pause [DEST], resume [DEST]. pause stops sending to one destination \
+            (every one without DEST); its events stay queued. resume lifts that pause (and a \
+            pause for refused credentials) and drains what waited. The engine serving FILE \
+            listens on FILE.control (mode 0600; only its own user or root may command it). \
+            Exit 0 when applied, 1 when refused or when no engine serves FILE, 2 on bad usage.
             """)
 
-    /// The verbs, and whether each takes an argument.
-    static let verbs: [(name: String, takesArgument: Bool)] = [
-        ("status", false), ("flush", false), ("offline", false), ("online", false), ("policy", true), ("batch-size", true),
+    /// Whether a verb takes an argument.
+    enum Takes { case nothing, required, optional }
+
+    /// The verbs, and what argument each takes.
+    static let verbs: [(name: String, takes: Takes)] = [
+        ("status", .nothing), ("flush", .nothing), ("offline", .nothing), ("online", .nothing), ("policy", .required),
+        ("batch-size", .required), ("pause", .optional), ("resume", .optional),
     ]
 
     @Option(help: "The store whose engine to command (an SQLite file).")
     var db: String
 
-    @Argument(help: "What to do: status, flush, offline, online, policy, batch-size.")
+    @Argument(help: "What to do: status, flush, offline, online, policy, batch-size, pause, resume.")
     var verb: String
 
-    @Argument(help: "The argument of policy (TEXT, e.g. 'count 7') or batch-size (N).")
+    @Argument(help: "The argument of policy (TEXT, e.g. 'count 7'), batch-size (N), or pause/resume (a destination's name).")
     var argument: String?
 
     @Option(parsing: .unconditional, help: "Milliseconds to wait for the engine's answer (1...600000).")
     var timeoutMs: Int = 10_000
 
-    @Flag(help: "With status: print JSON (policy, batchSize, offline, depth, destinations, commands).")
+    @Flag(help: """
+        With status: print JSON (policy, batchSize, offline, depth, deadLetters, destinations with name, state, paused, \
+        pausedBy, pending, oldestPendingAge in seconds, lastSuccessAt, stalled; commands).
+        """)
     var json = false
 
     func validate() throws {
         guard let known = Self.verbs.first(where: { $0.name == verb }) else {
             throw ValidationError("unknown verb '\(verb)'; use one of: \(Self.verbs.map(\.name).joined(separator: ", "))")
         }
-        if known.takesArgument && argument == nil { throw ValidationError("'\(verb)' needs an argument") }
-        if !known.takesArgument, let argument { throw ValidationError("'\(verb)' takes no argument, not '\(argument)'") }
+        if known.takes == .required && argument == nil { throw ValidationError("'\(verb)' needs an argument") }
+        if known.takes == .nothing, let argument { throw ValidationError("'\(verb)' takes no argument, not '\(argument)'") }
         guard (1...600_000).contains(timeoutMs) else { throw ValidationError("--timeout-ms must be 1...600000, not \(timeoutMs)") }
         if json && verb != "status" { throw ValidationError("--json goes with status only") }
         _ = try command()
@@ -53,6 +62,9 @@ struct CtlCommand: AsyncParsableCommand {
         case "offline": return .offline
         case "online": return .online
         case "policy": return .policy(argument ?? "")
+        case "pause", "resume":
+            if let argument, let problem = ControlProtocol.problem(withName: argument) { throw ValidationError(problem) }
+            return verb == "pause" ? .pause(destination: argument) : .resume(destination: argument)
         default:
             guard let text = argument, let size = Int(text) else {
                 throw ValidationError("batch-size needs a whole number, not '\(argument ?? "")'")
@@ -74,6 +86,10 @@ struct CtlCommand: AsyncParsableCommand {
                 Output.line(result.jsonString)
             } else if verb == "status" {
                 Self.printStatus(result)
+            } else if case .array(let names)? = result[verb == "pause" ? "paused" : "resumed"] {
+                let list = names.compactMap(\.stringValue).joined(separator: ", ")
+                let offline = verb == "resume" && result["offline"] == .bool(true) ? " (the engine is offline: sending waits for 'online')" : ""
+                Output.line("\(verb == "pause" ? "paused" : "resumed"): \(list)\(offline)")
             } else {
                 Output.line("\(verb): applied")
             }
@@ -85,11 +101,19 @@ struct CtlCommand: AsyncParsableCommand {
         Output.line("batch size   \(result["batchSize"]?.intValue.map(String.init) ?? "?")")
         Output.line("offline      \(result["offline"] == .bool(true) ? "yes" : "no")")
         Output.line("depth        \(result["depth"]?.intValue.map(String.init) ?? "?") events")
+        Output.line("dead letters \(result["deadLetters"]?.intValue.map(String.init) ?? "?")")
         if case .array(let destinations)? = result["destinations"] {
             for destination in destinations {
-                let paused = destination["paused"] == .bool(true) ? ", paused" : ""
+                var notes: [String] = []
+                if let state = destination["state"]?.stringValue { notes.append(state) }
+                if let age = destination["oldestPendingAge"]?.doubleValue, age.isFinite {
+                    notes.append("oldest \(Int64(saturating: age.rounded(.down))) s")  // checked: saturating
+                }
+                if let success = destination["lastSuccessAt"]?.stringValue { notes.append("last success \(success)") }
+                if destination["stalled"] == .bool(true) { notes.append("STALLED") }
                 Output.line(
-                    "destination  \(destination["name"]?.stringValue ?? "?"): \(destination["pending"]?.intValue.map(String.init) ?? "?") pending\(paused)")
+                    "destination  \(destination["name"]?.stringValue ?? "?"): \(destination["pending"]?.intValue.map(String.init) ?? "?") pending"
+                        + (notes.isEmpty ? "" : ", " + notes.joined(separator: ", ")))
             }
         }
     }

@@ -52,6 +52,10 @@ final class MonitorAttachment: Sendable {
         case .setPolicy(let policy): command = .policy(policy.description)
         case .setOffline(let offline): command = offline ? .offline : .online
         case .setBatchSize(let size): command = .batchSize(size)
+        case .pause(let name): command = .pause(destination: name)
+        case .resume(let name): command = .resume(destination: name)
+        case .retryDeadLetters(let selection): command = .deadRetry(selection)
+        case .purgeDeadLetters(let selection): command = .deadPurge(selection)
         default: return  // the reducer sends no demo action when attached
         }
         do {
@@ -73,6 +77,20 @@ final class MonitorAttachment: Sendable {
         attached.batchSize = status["batchSize"]?.intValue
         // An unreadable policy shows as unknown rather than as a guess.
         attached.policy = status["policy"]?.stringValue.flatMap { try? FlushPolicy(parsing: $0) }
+        // The store knows depths and dead letters; the engine knows who is paused and since when.
+        if case .array(let destinations)? = status["destinations"] {
+            for destination in destinations {
+                guard let name = destination["name"]?.stringValue,
+                    let index = attached.destinations.firstIndex(where: { $0.name == name }) else { continue }
+                if destination["pausedBy"] == .string("operator") {
+                    attached.destinations[index].state = .pausedByOperator
+                } else if destination["pausedBy"] == .string("credentials") {
+                    let text = destination["state"]?.stringValue ?? "credentials refused"
+                    attached.destinations[index].state = .paused(reason: text.hasPrefix("paused: ") ? String(text.dropFirst(8)) : text)
+                }
+                attached.destinations[index].stalled = destination["stalled"] == .bool(true)
+            }
+        }
         return attached
     }
 

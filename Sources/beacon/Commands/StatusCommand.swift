@@ -34,7 +34,7 @@ struct StatusCommand: AsyncParsableCommand {
         Output.line("store        \(status.path)")
         Output.line("depth        \(status.depth) events, \(status.bytes) bytes")
         if let oldest = status.oldestEvent { Output.line("oldest       \(oldest.iso8601)") }
-        Output.line("dead letters \(status.deadLetterCount)")
+        Output.line("dead letters \(status.deadLetterCount) (\(status.totals.deadLettersRetried) retried, \(status.totals.deadLettersPurged) purged over the store's life)")
         let totals = status.totals
         Output.line("lifetime     \(totals.committed) committed, \(totals.delivered) delivered, \(totals.deadLettered) dead-lettered, \(totals.dropped) dropped")
         if !status.recentBatches.isEmpty {
@@ -54,6 +54,8 @@ struct StatusCommand: AsyncParsableCommand {
             "depth": .int(status.depth),
             "bytes": .int(status.bytes),
             "deadLetters": .int(status.deadLetterCount),
+            "deadLettersRetried": .int(status.totals.deadLettersRetried),
+            "deadLettersPurged": .int(status.totals.deadLettersPurged),
             "oldestEvent": status.oldestEvent.map { .string($0.iso8601) } ?? .null,
             "totals": [
                 "committed": .int(status.totals.committed), "delivered": .int(status.totals.delivered),

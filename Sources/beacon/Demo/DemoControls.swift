@@ -13,6 +13,8 @@ import Logging
 /// | `setGeneratorRate` | the generator's rate |
 /// | `setFaultPreset` | `collector.setFaultPlan(FaultPlan.preset(named:))` |
 /// | `syncConfig` | `syncer.syncNow()` on a background task, when `--config` runs one |
+/// | `pause` / `resume` | `engine.pause(destination:)` / `engine.resume(destination:)` |
+/// | `retryDeadLetters` / `purgeDeadLetters` | `engine.retryDeadLetters(_:)` / `engine.purgeDeadLetters(_:)` |
 /// | `quit` | nothing here: the session does the bounded final flush after the screen closes |
 struct DemoControls: Sendable {
     let engine: BeaconEngine<ContinuousClock>
@@ -45,6 +47,22 @@ struct DemoControls: Sendable {
                 return
             }
             Task { await syncer.syncNow() }  // the status reaches the screen through the observer
+        case .pause(let name):
+            do { try await engine.pause(destination: name) } catch { logger.warning("cannot pause", metadata: ["error": "\(error)"]) }
+        case .resume(let name):
+            do { try await engine.resume(destination: name) } catch { logger.warning("cannot resume", metadata: ["error": "\(error)"]) }
+        case .retryDeadLetters(let selection):
+            do {
+                _ = try await engine.retryDeadLetters(selection)
+            } catch {
+                logger.error("cannot retry dead letters", metadata: ["error": "\(error)"])
+            }
+        case .purgeDeadLetters(let selection):
+            do {
+                _ = try await engine.purgeDeadLetters(selection)
+            } catch {
+                logger.error("cannot purge dead letters", metadata: ["error": "\(error)"])
+            }
         case .quit:
             break
         }

@@ -12,16 +12,17 @@ struct CtlCommandTests {
         let engine: BeaconEngine<ContinuousClock>
         let task: Task<Void, any Error>
         let control: ControlServer
+        let sender: RecordingSender
 
-        static func start() async throws -> Served {
+        static func start(sender: RecordingSender = RecordingSender()) async throws -> Served {
             let directory = try BeaconProcess.temporaryDirectory()
             let store = directory + "/s.sqlite"
             let engine = BeaconEngine(
-                queue: try SQLiteEventQueue(path: store), destination: Destination(sender: RecordingSender()),
+                queue: try SQLiteEventQueue(path: store), destination: Destination(sender: sender),
                 settings: EngineSettings(policy: .manual, batchSize: 100))
             let task = Task { try await engine.run() }
             let control = try await engine.serveControl()
-            return Served(directory: directory, store: store, engine: engine, task: task, control: control)
+            return Served(directory: directory, store: store, engine: engine, task: task, control: control, sender: sender)
         }
 
         func stop() async throws {

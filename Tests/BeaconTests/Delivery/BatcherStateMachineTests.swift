@@ -30,24 +30,33 @@ struct BatcherStateMachineTests {
     static let paused: State = .paused(reason: "401")
     static let offline: State = .offline(then: nil)
     static let offlinePaused: State = .offline(then: .paused(reason: "401"))
+    static let held: State = .held(then: nil)
+    static let heldPaused: State = .held(then: .paused(reason: "401"))
+    static let offlineHeld: State = .offline(then: .held(then: nil))
     static let allStates = [
         idle, idleAfter7, head, after7, ahead, readingAfter7, readingHead, batch20, backingOff, paused, offline, offlinePaused,
+        held, heldPaused, offlineHeld,
     ]
 
     static func machine(
-        _ state: State, failures: Int = 0, splitLimit: Int? = nil, policy: FlushPolicy = .manual, streak: Machine.Streak? = nil
+        _ state: State, failures: Int = 0, splitLimit: Int? = nil, policy: FlushPolicy = .manual, streak: Machine.Streak? = nil,
+        isHeld: Bool? = nil
     ) -> Machine {
         Machine(
             state: state, scheduler: FlushScheduler(policy: policy, now: at(0)), retryPolicy: RetryPolicy(), failures: failures,
-            splitLimit: splitLimit, streak: streak)
+            splitLimit: splitLimit, streak: streak, isHeld: isHeld)
     }
 
     /// Applies `input` from each row's state and checks the state left and the action.
-    func check(_ rows: [Row], sourceLocation: SourceLocation = #_sourceLocation, _ input: (inout Machine) -> Machine.Action) {
+    /// `isHeld`: whether the operator's hold is asked for (default: as the state says).
+    func check(
+        _ rows: [Row], isHeld: Bool? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+        _ input: (inout Machine) -> Machine.Action
+    ) {
         #expect(rows.count == Self.allStates.count, "one row per state", sourceLocation: sourceLocation)
         for (index, row) in rows.enumerated() {
             #expect(row.state == Self.allStates[index], "rows in the order of allStates", sourceLocation: sourceLocation)
-            var machine = Self.machine(row.state)
+            var machine = Self.machine(row.state, isHeld: isHeld)
             let action = input(&machine)
             #expect(machine.state == row.expected, "from \(row.state)", sourceLocation: sourceLocation)
             #expect(action == row.action, "from \(row.state)", sourceLocation: sourceLocation)
@@ -70,6 +79,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.paused, .none),
             (Self.offline, Self.head, .drain(reporting: .idle)),
             (Self.offlinePaused, Self.paused, .reportDestination),
+            (Self.held, Self.held, .cancelTimer),
+            (Self.heldPaused, Self.heldPaused, .cancelTimer),
+            (Self.offlineHeld, Self.held, .goOffline(dropReadAhead: false)),
         ]) { $0.wake(now: Self.now, settings: Self.online, wentOffline: false) }
     }
 
@@ -87,6 +99,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.offlinePaused, .goOffline(dropReadAhead: false)),
             (Self.offline, Self.offline, .cancelTimer),
             (Self.offlinePaused, Self.offlinePaused, .cancelTimer),
+            (Self.held, Self.offlineHeld, .goOffline(dropReadAhead: false)),
+            (Self.heldPaused, .offline(then: .held(then: .paused(reason: "401"))), .goOffline(dropReadAhead: false)),
+            (Self.offlineHeld, Self.offlineHeld, .cancelTimer),
         ]) { $0.wake(now: Self.now, settings: Self.offlineSettings, wentOffline: false) }
     }
 
@@ -105,6 +120,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.paused, .reportDestination),
             (Self.offline, Self.head, .drain(reporting: .idle)),
             (Self.offlinePaused, Self.paused, .reportDestination),
+            (Self.held, Self.held, .goOffline(dropReadAhead: false)),
+            (Self.heldPaused, Self.heldPaused, .goOffline(dropReadAhead: false)),
+            (Self.offlineHeld, Self.held, .goOffline(dropReadAhead: false)),
         ]) { $0.wake(now: Self.now, settings: Self.online, wentOffline: true) }
     }
 
@@ -122,6 +140,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.paused, .none),
             (Self.offline, Self.offline, .none),
             (Self.offlinePaused, Self.offlinePaused, .none),
+            (Self.held, Self.held, .none),
+            (Self.heldPaused, Self.heldPaused, .none),
+            (Self.offlineHeld, Self.offlineHeld, .none),
         ]) { $0.evaluatePolicy(depth: 5, now: Self.now) }
     }
 
@@ -139,6 +160,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.paused, .none),
             (Self.offline, Self.offline, .none),
             (Self.offlinePaused, Self.offlinePaused, .none),
+            (Self.held, Self.held, .none),
+            (Self.heldPaused, Self.heldPaused, .none),
+            (Self.offlineHeld, Self.offlineHeld, .none),
         ]) { $0.nextBatch(batchSize: 10) }
     }
 
@@ -157,6 +181,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.paused, .none),
             (Self.offline, Self.offline, .none),
             (Self.offlinePaused, Self.offlinePaused, .none),
+            (Self.held, Self.held, .none),
+            (Self.heldPaused, Self.heldPaused, .none),
+            (Self.offlineHeld, Self.offlineHeld, .none),
         ]) { $0.readFailed(now: Self.now, random: 0) }
     }
 
@@ -174,6 +201,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.paused, .none),
             (Self.offline, Self.offline, .none),
             (Self.offlinePaused, Self.offlinePaused, .none),
+            (Self.held, Self.held, .none),
+            (Self.heldPaused, Self.heldPaused, .none),
+            (Self.offlineHeld, Self.offlineHeld, .none),
         ]) { $0.readFoundNothing() }
     }
 
@@ -191,6 +221,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.paused, .none),
             (Self.offline, Self.offline, .none),
             (Self.offlinePaused, Self.offlinePaused, .none),
+            (Self.held, Self.held, .none),
+            (Self.heldPaused, Self.heldPaused, .none),
+            (Self.offlineHeld, Self.offlineHeld, .none),
         ]) { $0.batchRead(through: 30) }
     }
 
@@ -208,6 +241,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.paused, .none),
             (Self.offline, Self.offline, .none),
             (Self.offlinePaused, Self.offlinePaused, .none),
+            (Self.held, Self.held, .none),
+            (Self.heldPaused, Self.heldPaused, .none),
+            (Self.offlineHeld, Self.offlineHeld, .none),
         ]) { $0.batchFilteredOut() }
     }
 
@@ -225,6 +261,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.paused, .none),
             (Self.offline, Self.offline, .none),
             (Self.offlinePaused, Self.offlinePaused, .none),
+            (Self.held, Self.held, .none),
+            (Self.heldPaused, Self.heldPaused, .none),
+            (Self.offlineHeld, Self.offlineHeld, .none),
         ]) { $0.sendFinished(.delivered, sent: 3, readAhead: .init(batch: "next", through: 30), now: Self.now, batchSize: 10) }
     }
 
@@ -242,6 +281,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.paused, .reportDestination),
             (Self.offline, Self.offline, .reportDestination),
             (Self.offlinePaused, Self.offlinePaused, .reportDestination),
+            (Self.held, Self.held, .reportDestination),
+            (Self.heldPaused, Self.heldPaused, .reportDestination),
+            (Self.offlineHeld, Self.offlineHeld, .reportDestination),
         ]) { $0.settleScheduled() }
     }
 
@@ -259,6 +301,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.paused, .none),
             (Self.offline, Self.offline, .none),
             (Self.offlinePaused, Self.offlinePaused, .none),
+            (Self.held, Self.held, .none),
+            (Self.heldPaused, Self.heldPaused, .none),
+            (Self.offlineHeld, Self.offlineHeld, .none),
         ]) { $0.drainFinished(now: Self.now) }
     }
 
@@ -276,6 +321,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.paused, .none),
             (Self.offline, Self.offline, .none),
             (Self.offlinePaused, Self.offlinePaused, .none),
+            (Self.held, Self.held, .none),
+            (Self.heldPaused, Self.heldPaused, .none),
+            (Self.offlineHeld, Self.offlineHeld, .none),
         ]) { $0.requestFlush() }
     }
 
@@ -293,6 +341,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.head, .reportDestination),
             (Self.offline, Self.offline, .reportDestination),
             (Self.offlinePaused, Self.offline, .reportDestination),
+            (Self.held, Self.held, .reportDestination),
+            (Self.heldPaused, Self.held, .reportDestination),
+            (Self.offlineHeld, Self.offlineHeld, .reportDestination),
         ]) { $0.resume() }
     }
 
@@ -310,6 +361,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.paused, .none),
             (Self.offline, Self.offline, .none),
             (Self.offlinePaused, Self.offlinePaused, .none),
+            (Self.held, Self.held, .none),
+            (Self.heldPaused, Self.heldPaused, .none),
+            (Self.offlineHeld, Self.offlineHeld, .none),
         ]) { machine in
             let action = machine.settleDidFail()
             #expect(machine.settleFailed)
@@ -331,6 +385,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.paused, .finishWakes),
             (Self.offline, Self.offline, .finishWakes),
             (Self.offlinePaused, Self.offlinePaused, .finishWakes),
+            (Self.held, Self.held, .finishWakes),
+            (Self.heldPaused, Self.heldPaused, .finishWakes),
+            (Self.offlineHeld, Self.offlineHeld, .finishWakes),
         ]) { machine in
             let action = machine.shutdown()
             #expect(machine.isShuttingDown)
@@ -352,6 +409,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.paused, .none),
             (Self.offline, Self.head, .finalDrain),
             (Self.offlinePaused, Self.offlinePaused, .none),
+            (Self.held, Self.held, .none),
+            (Self.heldPaused, Self.heldPaused, .none),
+            (Self.offlineHeld, Self.offlineHeld, .none),
         ]) { $0.finalFlush(isOffline: false) }
     }
 
@@ -369,6 +429,9 @@ struct BatcherStateMachineTests {
             (Self.paused, Self.paused, .none),
             (Self.offline, Self.offline, .none),
             (Self.offlinePaused, Self.offlinePaused, .none),
+            (Self.held, Self.held, .none),
+            (Self.heldPaused, Self.heldPaused, .none),
+            (Self.offlineHeld, Self.offlineHeld, .none),
         ]) { $0.finalFlush(isOffline: true) }
     }
 
@@ -478,10 +541,11 @@ struct BatcherStateMachineTests {
     @Test func theReportedStateComesFromTheState() {
         let expected: [Machine.Reported] = [
             .idle, .idle, .idle, .idle, .idle, .idle, .idle, .idle, .backingOff(until: Self.at(20)), .paused(reason: "401"), .offline, .offline,
+            .held, .held, .offline,
         ]
         #expect(Self.allStates.map { Self.machine($0).reported } == expected)
-        #expect(Self.allStates.map { Self.machine($0).isDraining } == [false, false, true, true, true, true, true, true, false, false, false, false])
-        #expect(Self.allStates.map { Self.machine($0).hasReadAhead } == [false, false, false, false, true, false, false, false, false, false, false, false])
+        #expect(Self.allStates.map { Self.machine($0).isDraining } == [false, false, true, true, true, true, true, true, false, false, false, false, false, false, false])
+        #expect(Self.allStates.map { Self.machine($0).hasReadAhead } == [false, false, false, false, true, false, false, false, false, false, false, false, false, false, false])
     }
 
     @Test func aStartingMachineIsIdleOrOffline() {

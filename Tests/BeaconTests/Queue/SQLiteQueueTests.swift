@@ -75,7 +75,7 @@ struct SQLiteQueueTests {
         let reopened = try SQLiteEventQueue(path: path)
         #expect(reopened.depth == QueueDepth(events: 6, bytes: 6 * size, buffered: 0, totals: QueueTotals(
             accepted: 0, committed: 10, delivered: 3, deadLettered: 1, dropped: 0),
-            destinations: ["default": DestinationDepth(pending: 6, delivered: 3, deadLettered: 1)]))
+            destinations: ["default": DestinationDepth(pending: 6, delivered: 3, deadLettered: 1)], deadLetters: 1))
         #expect(reopened.makeBatchID() == record.id + 1)
     }
 

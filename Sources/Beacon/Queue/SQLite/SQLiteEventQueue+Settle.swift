@@ -31,6 +31,7 @@ extension SQLiteEventQueue {
                                 Data(letter.event.payload), letter.reason, letter.status, letter.failedAt.millisecondsSince1970,
                             ])
                     }
+                    if !settlement.deadLetters.isEmpty { snapshot.deadLetterCounts = try StoreSchema.DeadLetterCounts.read(db) }
                     mine.delivered += try Self.markDone(settlement.delivered, by: &mine, others: others, stored: &snapshot.stored, db)
                     mine.filtered += try Self.markDone(settlement.filtered, by: &mine, others: others, stored: &snapshot.stored, db)
                     mine.deadLettered += try Self.markDone(
@@ -77,6 +78,8 @@ extension SQLiteEventQueue {
         var stored: StoreSchema.State
         var destinations: [String: StoreSchema.DestinationState]
         var order: UInt64
+        /// Set by the transactions that change the dead-letter table or its counters.
+        var deadLetterCounts: StoreSchema.DeadLetterCounts?
 
         static func read(_ db: Database, order: UInt64) throws -> Snapshot {
             Snapshot(stored: try StoreSchema.State.read(db), destinations: try StoreSchema.DestinationState.readAll(db), order: order)

@@ -102,6 +102,10 @@ public final class SQLiteEventQueue: EventQueue {
         var fileIdentity: FileIdentity?
         /// Order of the last transaction whose counters were copied into `stored`.
         var appliedTransaction: UInt64 = 0
+        /// Dead letters in the store, retried and purged.
+        var deadLetterCounts = StoreSchema.DeadLetterCounts()
+        /// Order of the last transaction whose dead-letter counts were copied.
+        var appliedDeadLetterTransaction: UInt64 = 0
     }
 
     /// Opens (creating if needed) the store at `path`.
@@ -116,6 +120,7 @@ public final class SQLiteEventQueue: EventQueue {
         let stored: StoreSchema.State
         let destinations: [String: StoreSchema.DestinationState]
         let lastBatchID: Int64
+        let deadLetterCounts: StoreSchema.DeadLetterCounts
         do {
             pool = try DatabasePool(path: path, configuration: grdb)
             let synchronous = configuration.durability == .powerLoss ? "FULL" : "NORMAL"
@@ -126,12 +131,13 @@ public final class SQLiteEventQueue: EventQueue {
             let migrator = StoreSchema.migrator()
             try pool.read { db in try StoreSchema.refuseNewerSchema(db, migrator: migrator, path: path) }
             try migrator.migrate(pool)
-            (stored, destinations, lastBatchID) = try pool.read { db in
+            (stored, destinations, lastBatchID, deadLetterCounts) = try pool.read { db in
                 (
                     try StoreSchema.State.read(db), try StoreSchema.DestinationState.readAll(db),
                     try Row.fetchOne(db, sql: "SELECT max(id) FROM batches").flatMap { row in
                         try StoredRow(row, table: "batches").optionalInt64(0, "id", in: 0...(1 << 62), meaning: "a batch id in 0...2^62")
-                    } ?? 0
+                    } ?? 0,
+                    try StoreSchema.DeadLetterCounts.read(db)
                 )
             }
         } catch {
@@ -139,7 +145,8 @@ public final class SQLiteEventQueue: EventQueue {
         }
         self.pool = pool
         self.state = Mutex(State(
-            stored: stored, destinations: destinations, lastBatchID: lastBatchID, fileIdentity: FileIdentity(path: path)))
+            stored: stored, destinations: destinations, lastBatchID: lastBatchID, fileIdentity: FileIdentity(path: path),
+            deadLetterCounts: deadLetterCounts))
         var bufferConfiguration = GroupCommitBuffer.Configuration()
         bufferConfiguration.capacity = configuration.memoryBufferCapacity
         bufferConfiguration.maxGroup = configuration.maxEventsPerTransaction
@@ -307,9 +314,11 @@ public final class SQLiteEventQueue: EventQueue {
             var totals = state.stored.totals
             totals.dropped += state.unrecordedDrops
             totals.accepted = accepted
+            totals.deadLettersRetried = state.deadLetterCounts.retried
+            totals.deadLettersPurged = state.deadLetterCounts.purged
             return QueueDepth(
                 events: state.stored.depth, bytes: state.stored.bytes, buffered: buffered, totals: totals,
-                destinations: state.destinations.mapValues(\.depth))
+                destinations: state.destinations.mapValues(\.depth), deadLetters: state.deadLetterCounts.rows)
         }
     }
 
@@ -532,6 +541,10 @@ public final class SQLiteEventQueue: EventQueue {
             // A later transaction read its counters after this one committed: its copy,
             // applied already or not, includes these drops too.
             state.unrecordedDrops -= recordedDrops
+            if let counts = snapshot.deadLetterCounts, snapshot.order > state.appliedDeadLetterTransaction {
+                state.appliedDeadLetterTransaction = snapshot.order
+                state.deadLetterCounts = counts
+            }
             guard snapshot.order > state.appliedTransaction else { return }
             state.appliedTransaction = snapshot.order
             state.stored = snapshot.stored
@@ -650,9 +663,17 @@ public final class SQLiteEventQueue: EventQueue {
     static func readDeadLetters(_ db: Database, limit: Int) throws -> [DeadLetter] {
         try Row.fetchAll(
             db,
-            sql: "SELECT seq, message_id, name, payload, reason, destination, status, failed_at FROM dead_letters ORDER BY failed_at DESC, seq DESC, destination LIMIT ?",
+            sql: "SELECT \(deadLetterColumns) FROM dead_letters ORDER BY failed_at DESC, seq DESC, destination LIMIT ?",
             arguments: [limit]
-        ).map { fetched in
+        ).map(deadLetter)
+    }
+
+    /// The columns ``deadLetter(_:)`` reads. `rowid` is the id (an alias of `id` since
+    /// `v4-operations`; a read-only reader may see an older store).
+    static let deadLetterColumns = "seq, message_id, name, payload, reason, destination, status, failed_at, rowid"
+
+    /// A dead letter from a row of ``deadLetterColumns``.
+    static func deadLetter(_ fetched: Row) throws -> DeadLetter {
             let row = StoredRow(fetched, table: "dead_letters")
             return DeadLetter(
                 event: QueuedEvent(
@@ -660,8 +681,8 @@ public final class SQLiteEventQueue: EventQueue {
                     payload: [UInt8](try row.bytes(3, "payload"))),
                 reason: try row.string(4, "reason"), destination: try row.string(5, "destination"),
                 status: try row.optionalInt(6, "status"),
-                failedAt: Timestamp(millisecondsSince1970: try row.timestamp(7, "failed_at")))
-        }
+                failedAt: Timestamp(millisecondsSince1970: try row.timestamp(7, "failed_at")),
+                id: try row.int64(8, "id"))
     }
 
     static func readBatches(_ db: Database, limit: Int) throws -> [BatchRecord] {

@@ -42,7 +42,7 @@ public final class StoreMonitor: Sendable {
             while !Task.isCancelled {
                 let snapshot: EngineSnapshot
                 do {
-                    let status = try await reader.status(batchLimit: batchLimit, deadLetterLimit: 1)
+                    let status = try await reader.status(batchLimit: batchLimit, deadLetterLimit: DeadLetterSummary.snapshotLimit)
                     snapshot = builder.snapshot(from: status, elapsed: clock.now - start)
                 } catch {
                     snapshot = builder.failure(error, elapsed: clock.now - start)

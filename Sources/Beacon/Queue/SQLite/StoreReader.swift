@@ -38,18 +38,42 @@ public final class StoreReader: Sendable {
         do {
             return try await pool.read { db in
                 let state = try StoreSchema.State.read(db)
-                let deadCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM dead_letters") ?? 0
+                let dead = try StoreSchema.DeadLetterCounts.read(db)
+                var totals = state.totals
+                totals.deadLettersRetried = dead.retried
+                totals.deadLettersPurged = dead.purged
                 let oldest = try Row.fetchOne(db, sql: "SELECT created_at FROM events ORDER BY seq LIMIT 1").map { row in
                     try StoredRow(row, table: "events").timestamp(0, "created_at")
                 }
                 // A store last opened by an older Beacon has no destinations table yet.
                 let destinations = try db.tableExists("destinations") ? StoreSchema.DestinationState.readAll(db) : [:]
+                var oldestPending: [String: Timestamp] = [:]
+                for destination in destinations.values where destination.pending > 0 {
+                    let row = try Row.fetchOne(
+                        db.cachedStatement(sql: """
+                            SELECT created_at FROM events
+                            WHERE seq > ? AND NOT EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq)
+                            ORDER BY seq LIMIT 1
+                            """),
+                        arguments: [destination.cursor, destination.name])
+                    if let row {
+                        oldestPending[destination.name] = Timestamp(
+                            millisecondsSince1970: try StoredRow(row, table: "events").timestamp(0, "created_at"))
+                    }
+                }
+                var lastSuccess: [String: Timestamp] = [:]
+                for fetched in try Row.fetchAll(
+                    db.cachedStatement(sql: "SELECT destination, max(started_at) FROM batches WHERE outcome = 'sent' GROUP BY destination"))
+                {
+                    let row = StoredRow(fetched, table: "batches")
+                    lastSuccess[try row.string(0, "destination")] = Timestamp(millisecondsSince1970: try row.timestamp(1, "started_at"))
+                }
                 return StoreStatus(
-                    path: self.path, depth: state.depth, bytes: state.bytes, deadLetterCount: deadCount,
-                    totals: state.totals, oldestEvent: oldest.map(Timestamp.init(millisecondsSince1970:)),
+                    path: self.path, depth: state.depth, bytes: state.bytes, deadLetterCount: dead.rows,
+                    totals: totals, oldestEvent: oldest.map(Timestamp.init(millisecondsSince1970:)),
                     recentBatches: try SQLiteEventQueue.readBatches(db, limit: batchLimit),
                     recentDeadLetters: try SQLiteEventQueue.readDeadLetters(db, limit: deadLetterLimit),
-                    destinations: destinations.mapValues(\.depth))
+                    destinations: destinations.mapValues(\.depth), oldestPending: oldestPending, lastSuccess: lastSuccess)
             }
         } catch {
             throw StorageError(error, path: path)

@@ -125,7 +125,65 @@ import GRDB
                 ALTER TABLE dead_letters_v3 RENAME TO dead_letters;
                 """)
         }
+        migrator.registerMigration("v4-operations") { db in
+            // Operators act on dead letters by id: a stable one, never reused (AUTOINCREMENT),
+            // so retrying or purging an id twice cannot reach another letter. Retries and
+            // purges are counted in their own table (older readers never look at it).
+            try db.execute(sql: """
+                CREATE TABLE dead_letters_v4 (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    seq INTEGER NOT NULL,
+                    destination TEXT NOT NULL,
+                    message_id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    payload BLOB NOT NULL,
+                    reason TEXT NOT NULL,
+                    status INTEGER,
+                    failed_at INTEGER NOT NULL,
+                    UNIQUE (seq, destination)
+                );
+                INSERT INTO dead_letters_v4 (seq, destination, message_id, name, payload, reason, status, failed_at)
+                    SELECT seq, destination, message_id, name, payload, reason, status, failed_at FROM dead_letters
+                    ORDER BY failed_at, seq, destination;
+                DROP TABLE dead_letters;
+                ALTER TABLE dead_letters_v4 RENAME TO dead_letters;
+                CREATE TABLE dead_letter_counters (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    retried INTEGER NOT NULL,
+                    purged INTEGER NOT NULL
+                );
+                INSERT INTO dead_letter_counters VALUES (1, 0, 0);
+                """)
+        }
         return migrator
+    }
+
+    /// Dead letters now in the store, and those retried and purged over its life.
+    struct DeadLetterCounts: Sendable, Hashable {
+        var rows = 0
+        var retried = 0
+        var purged = 0
+
+        /// Reads them; a store from before `v4-operations` (read-only readers) has no
+        /// retries or purges.
+        static func read(_ db: Database) throws -> DeadLetterCounts {
+            var counts = DeadLetterCounts()
+            if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM dead_letters")) {
+                counts.rows = try StoredRow(row, table: "dead_letters").int(0, "seq")
+            }
+            guard try db.tableExists("dead_letter_counters"),
+                let fetched = try Row.fetchOne(db.cachedStatement(sql: "SELECT retried, purged FROM dead_letter_counters WHERE id = 1"))
+            else { return counts }
+            let row = StoredRow(fetched, table: "dead_letter_counters")
+            counts.retried = try row.int(0, "retried")
+            counts.purged = try row.int(1, "purged")
+            return counts
+        }
+
+        func write(_ db: Database) throws {
+            try db.cachedStatement(sql: "UPDATE dead_letter_counters SET retried = ?, purged = ? WHERE id = 1")
+                .execute(arguments: [retried, purged])
+        }
     }
 
     /// Throws ``StorageProblem/Kind/newerSchema`` when the store has migrations this

@@ -44,6 +44,10 @@ public struct StoreSnapshotBuilder: Sendable {
         current.totals.delivered = status.totals.delivered
         current.totals.deadLettered = status.totals.deadLettered
         current.totals.dropped = status.totals.dropped
+        current.totals.deadLettersRetried = status.totals.deadLettersRetried
+        current.totals.deadLettersPurged = status.totals.deadLettersPurged
+        current.deadLetters = status.deadLetterCount
+        current.recentDeadLetters = status.recentDeadLetters.map(DeadLetterSummary.init)
         sampleDepth(status.depth, elapsed: elapsed)
         updateRates(status.totals, elapsed: elapsed)
         countNewBatches(status.recentBatches)
@@ -60,9 +64,12 @@ public struct StoreSnapshotBuilder: Sendable {
             // The store keeps each destination's depth; its latest batch tells whether it is failing.
             let latest = status.recentBatches.first { $0.destination == name }
             let failing = latest.map { $0.outcome != .sent && $0.outcome != .filtered } ?? false
-            return DestinationStatus(
+            var destination = DestinationStatus(
                 name: name, endpoint: "", depth: status.destinations[name]?.pending ?? 0, state: .idle,
-                lastError: failing ? latest?.error : nil)
+                lastError: failing ? latest?.error : nil, oldestPendingAt: status.oldestPending[name],
+                lastSuccessAt: status.lastSuccess[name])
+            destination.stalled = destination.isStalled(at: time)
+            return destination
         }
         current.storageProblem = nil
         return current

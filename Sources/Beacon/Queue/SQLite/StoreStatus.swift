@@ -21,4 +21,8 @@ public struct StoreStatus: Sendable, Hashable {
     public var recentDeadLetters: [DeadLetter]
     /// Each registered destination's progress, by name.
     public var destinations: [String: DestinationDepth] = [:]
+    /// When each destination's oldest pending event was committed (those with any).
+    public var oldestPending: [String: Timestamp] = [:]
+    /// When each destination's newest successful batch in the history started.
+    public var lastSuccess: [String: Timestamp] = [:]
 }

@@ -1,7 +1,10 @@
 import BeaconWire
 
-/// An event that will never be delivered, kept with the reason.
+/// An event a destination refused for good, kept with the reason until an operator
+/// retries it (back into the queue for that destination) or purges it.
 public struct DeadLetter: Sendable, Hashable {
+    /// Its id in the store: stable, never reused (0 until stored).
+    public var id: Int64
     public var event: QueuedEvent
     /// Why, as the destination said it.
     public var reason: String
@@ -12,11 +15,22 @@ public struct DeadLetter: Sendable, Hashable {
     /// When it was dead-lettered.
     public var failedAt: Timestamp
 
-    public init(event: QueuedEvent, reason: String, destination: String, status: Int?, failedAt: Timestamp) {
+    public init(event: QueuedEvent, reason: String, destination: String, status: Int?, failedAt: Timestamp, id: Int64 = 0) {
+        self.id = id
         self.event = event
         self.reason = reason
         self.destination = destination
         self.status = status
         self.failedAt = failedAt
+    }
+}
+
+extension DeadLetter {
+    /// The first `limit` characters of the payload (JSON text), control characters shown
+    /// as spaces: for lists on a terminal.
+    public func payloadPreview(limit: Int = 80) -> String {
+        let text = String(decoding: event.payload.prefix(max(0, limit) * 4), as: UTF8.self)
+        let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+        return cleaned.count > limit ? String(cleaned.prefix(max(0, limit - 1))) + "…" : cleaned
     }
 }

@@ -12,11 +12,14 @@ public struct QueueDepth: Sendable, Hashable {
     public var totals: QueueTotals
     /// Each registered destination's progress, by name.
     public var destinations: [String: DestinationDepth]
+    /// Dead letters in the store now (not yet retried or purged).
+    public var deadLetters: Int
 
     public init(
         events: Int = 0, bytes: Int = 0, buffered: Int = 0, totals: QueueTotals = QueueTotals(),
-        destinations: [String: DestinationDepth] = [:]
+        destinations: [String: DestinationDepth] = [:], deadLetters: Int = 0
     ) {
+        self.deadLetters = deadLetters
         self.events = events
         self.bytes = bytes
         self.buffered = buffered

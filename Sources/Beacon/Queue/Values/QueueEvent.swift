@@ -12,4 +12,6 @@ public enum QueueEvent: Sendable, Hashable {
     case storageProblem(StorageProblem)
     /// The store works again.
     case storageRecovered(depth: QueueDepth)
+    /// An operator retried or purged dead letters (retried ones are queued again).
+    case deadLettersChanged(DeadLetterChange, depth: QueueDepth)
 }

@@ -13,11 +13,25 @@ import Foundation
 /// ← {"v":1,"id":2,"ok":false,"error":"batch size must be 1...10000, not 0"}
 /// ```
 ///
-/// Commands: `status`, `flush`, `offline`, `online`, `policy` (argument: the policy's
-/// text, as ``FlushPolicy/init(parsing:)`` reads it) and `batch-size` (argument: an
-/// integer in ``batchSizes``). A line that is not a request (malformed JSON, longer than
-/// ``maxLineBytes``, another version) gets a refusal with `"id":null` when no id could
-/// be read; a line too long also ends the connection.
+/// Commands (``ControlCommand``), with their argument:
+///
+/// | command | argument | result |
+/// |---|---|---|
+/// | `status` | none | policy, batchSize, offline, depth, deadLetters, destinations (name, state, paused, pausedBy, pending, oldestPendingAge in seconds, lastSuccessAt, stalled), commands |
+/// | `flush`, `offline`, `online` | none | what is now in force |
+/// | `policy` | the policy's text, as ``FlushPolicy/init(parsing:)`` reads it | the policy |
+/// | `batch-size` | an integer in ``batchSizes`` | the batch size |
+/// | `pause`, `resume` | a destination's name, or none for every one | `destinations`: the names paused or resumed |
+/// | `dead-list` | none, or `{"limit": N}` (N in ``deadLetterPage``, default its top) | `total`, `deadLetters` newest first (id, destination, reason, status, failedAt, messageId, name, preview) |
+/// | `dead-show` | an id | the dead letter, its whole `event` |
+/// | `dead-retry`, `dead-purge` | `"all"`, or an array of at most ``maxIDs`` ids | `done`, `missing`, `refused` (ids), `count` |
+/// | `dead-export` | none, or `{"after": ID, "limit": N}` | `deadLetters` oldest first with their whole `event`, at most N and about ``exportPageBytes``; `next`: the `after` of the next page, or null |
+///
+/// Ids are whole numbers in 1...2^62 (``deadLetterID(_:)``). Added in version 1 without
+/// changing the older commands: a client that knows only those is served as before. A
+/// line that is not a request (malformed JSON, longer than ``maxLineBytes``, another
+/// version) gets a refusal with `"id":null` when no id could be read; a line too long also
+/// ends the connection.
 public enum ControlProtocol {
     /// The version this engine speaks (`"v"` in every line).
     public static let version = 1
@@ -27,6 +41,48 @@ public enum ControlProtocol {
     public static let batchSizes = 1...10_000
     /// Deepest nesting of arrays and objects accepted in a request.
     static let maxNesting = 16
+    /// Dead letters one `dead-list` or `dead-export` answer holds at most.
+    public static let deadLetterPage = 1...1_000
+    /// Ids one `dead-retry` or `dead-purge` may name.
+    public static let maxIDs = 10_000
+    /// Payload bytes a `dead-export` page holds at most (past its first letter): the
+    /// answer stays well under the client's line limit.
+    public static let exportPageBytes = 256 * 1024
+    /// Dead-letter ids: what the store hands out.
+    public static let deadLetterIDs: ClosedRange<Int64> = 1...(1 << 62)
+    /// The rule ids follow, for refusals.
+    static let idRule = "ids are whole numbers in 1...\(1 << 62)"
+
+    /// A dead-letter id from a JSON value, or `nil` when it is not one.
+    public static func deadLetterID(_ value: JSONValue) -> Int64? {
+        guard case .int(let number) = value else { return nil }
+        let id = Int64(number)
+        return deadLetterIDs.contains(id) ? id : nil
+    }
+
+    /// Why `name` cannot be a destination's name (empty, longer than 200 bytes, control
+    /// characters), or `nil`.
+    public static func problem(withName name: String) -> String? {
+        if name.isEmpty { return "a destination's name cannot be empty" }
+        if name.utf8.count > 200 { return "a destination's name has at most 200 bytes, not \(name.utf8.count)" }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "destination \"\(printable(name))\" holds control characters; no destination is named so"
+        }
+        return nil
+    }
+
+    /// `text` with control characters written as `\u{…}`: safe to show in one line.
+    public static func printable(_ text: String) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars {
+            if scalar.properties.generalCategory == .control {
+                shown += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                shown.unicodeScalars.append(scalar)
+            }
+        }
+        return shown
+    }
 
     /// Where the engine writing `store` serves its channel: `store` + `.control`.
     public static func socketPath(forStore store: String) -> String { store + ".control" }

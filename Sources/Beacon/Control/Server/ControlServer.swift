@@ -195,7 +195,7 @@ public final class ControlServer: Service, Sendable {
         case .success(let result): response = ControlResponse(id: request.id, result: result)
         case .failure(let refusal): response = ControlResponse(id: request.id, refusal: refusal.reason)
         }
-        record(response, command: request.command.name, peer: peer)
+        record(response, command: request.command.name, peer: peer, isRead: request.command.isRead)
         if case .status = request.command, case .success(.object(var members)) = response.outcome {
             let counts = self.counts
             members["commands"] = ["applied": .int(counts.applied), "refused": .int(counts.refused)]
@@ -204,7 +204,7 @@ public final class ControlServer: Service, Sendable {
         return response
     }
 
-    private func record(_ response: ControlResponse, command: String, peer: ControlPeer?) {
+    private func record(_ response: ControlResponse, command: String, peer: ControlPeer?, isRead: Bool = false) {
         counted.withLock { counts in
             if response.isApplied { counts.applied += 1 } else { counts.refused += 1 }
         }
@@ -213,7 +213,7 @@ public final class ControlServer: Service, Sendable {
             "peer_pid": "\(peer.map { String($0.pid) } ?? "unknown")",
         ]
         switch response.outcome {
-        case .success where command == ControlCommand.status.name:
+        case .success where isRead:
             // An attached monitor asks twice a second: reads stay out of the info log.
             logger.debug("control command applied", metadata: metadata)
         case .success:

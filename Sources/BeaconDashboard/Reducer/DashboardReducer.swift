@@ -15,11 +15,14 @@ import Beacon
 /// | `r` | cycle the generator rate: off, 10/s, 100/s, 1000/s |
 /// | `c` | cycle collector faults: none, flaky, down, slow |
 /// | `s` | poll the remote config feed now (with `beacon demo --config`) |
+/// | `P` | pause the selected destination, or resume it (its events stay queued while paused) |
+/// | `Tab` | select the next destination for `P` |
+/// | `d` | the dead-letter view: `↑`/`↓` (`k`/`j`) select, `r` retry it, `R` retry all, `x` purge it, `X` purge all (both ask `y`), `d`/Esc close |
 /// | `?` | toggle help; Esc also closes it |
 /// | `q` | quit |
 ///
-/// In monitor mode only `?`, Esc and `q` act; the engine keys leave a message saying the
-/// monitor is read-only. Attached, `f`, `p`, `o`, `+` and `-` act on the engine; the
+/// In monitor mode only `?`, Esc, `q`, `d` (to look) and `Tab` act; the engine keys leave a
+/// message saying the monitor is read-only and needs a serving engine. Attached, `f`, `p`, `o`, `+` and `-` act on the engine; the
 /// demo's own keys (`b`, `B`, `[`, `]`, `r`, `c`, `s`) leave a message saying so; and while
 /// no engine answers (a read-only snapshot) it behaves as the monitor.
 ///
@@ -34,8 +37,18 @@ public enum DashboardReducer {
             let actions = handlePromptKey(key, state: &next)
             return (next, actions)
         }
+        if next.confirmation != nil {
+            let actions = handleConfirmationKey(key, state: &next)
+            return (next, actions)
+        }
+        if next.view == .deadLetters, !next.isHelpVisible, let actions = handleDeadLetterKey(key, state: &next) {
+            return (next, actions)
+        }
         switch key {
-        case .resize, .up, .down, .left, .right, .tab:
+        case .tab:
+            selectNextDestination(state: &next)
+            return (next, [])
+        case .resize, .up, .down, .left, .right:
             return (next, [])
         case .escape:
             if next.isHelpVisible {
@@ -62,6 +75,17 @@ public enum DashboardReducer {
             state.isQuitting = true
             state.message = StatusMessage("quitting: final flush…")
             return [.quit]
+        case "d":
+            state.view = state.view == .main ? .deadLetters : .main
+            state.deadLetterCursor = 0
+            state.message = nil
+            return []
+        case "P":
+            if let refusal = refusalOfEngineKeys(state) {
+                state.message = StatusMessage(refusal, severity: .warning)
+                return []
+            }
+            return togglePause(state: &state)
         default:
             break
         }

@@ -1,0 +1,101 @@
+import BeaconWire
+
+extension ControlCommand {
+    /// The commands a request may name.
+    static let known = [
+        "status", "flush", "offline", "online", "policy", "batch-size", "pause", "resume", "dead-list", "dead-show", "dead-retry",
+        "dead-purge", "dead-export",
+    ]
+
+    /// Reads a command from its wire name and argument, or says why not.
+    static func parse(name: String, argument: JSONValue?) -> Result<ControlCommand, ControlRefusal> {
+        let argument = argument == .null ? nil : argument
+        let noArgument: ControlCommand?
+        switch name {
+        case "status": noArgument = .status
+        case "flush": noArgument = .flush
+        case "offline": noArgument = .offline
+        case "online": noArgument = .online
+        default: noArgument = nil
+        }
+        if let noArgument {
+            guard argument == nil else { return .failure(ControlRefusal(reason: "\"\(name)\" takes no argument")) }
+            return .success(noArgument)
+        }
+        switch name {
+        case "policy":
+            guard let text = argument?.stringValue else { return .failure(ControlRefusal(reason: "\"policy\" needs the policy's text as a string argument")) }
+            return .success(.policy(text))
+        case "batch-size":
+            guard case .int(let size)? = argument else { return .failure(ControlRefusal(reason: "\"batch-size\" needs an integer argument")) }
+            return .success(.batchSize(size))
+        case "pause", "resume":
+            var destination: String?
+            if let argument {
+                guard let text = argument.stringValue else {
+                    return .failure(ControlRefusal(reason: "\"\(name)\" takes a destination's name as a string, or nothing for every destination"))
+                }
+                if let problem = ControlProtocol.problem(withName: text) { return .failure(ControlRefusal(reason: problem)) }
+                destination = text
+            }
+            return .success(name == "pause" ? .pause(destination: destination) : .resume(destination: destination))
+        case "dead-list":
+            return limit(argument, of: name, default: ControlProtocol.deadLetterPage.upperBound).map { .deadList(limit: $0) }
+        case "dead-show":
+            guard let argument, let id = ControlProtocol.deadLetterID(argument) else {
+                return .failure(ControlRefusal(reason: "\"dead-show\" needs a dead letter's id: \(ControlProtocol.idRule)"))
+            }
+            return .success(.deadShow(id: id))
+        case "dead-retry", "dead-purge":
+            return selection(argument, of: name).map { name == "dead-retry" ? .deadRetry($0) : .deadPurge($0) }
+        case "dead-export":
+            var after: Int64 = 0
+            if let given = argument?["after"], given != .null {
+                guard case .int(let number) = given, number >= 0 else {
+                    return .failure(ControlRefusal(reason: "\"dead-export\" takes \"after\": an id, a whole number 0 or more"))
+                }
+                after = Int64(number)
+            }
+            return limit(argument, of: name, default: ControlProtocol.deadLetterPage.upperBound).map { .deadExport(after: after, limit: $0) }
+        default:
+            let shown = name.count > 40 ? String(name.prefix(40)) + "…" : name
+            return .failure(ControlRefusal(reason: "unknown command \"\(ControlProtocol.printable(shown))\"; known: \(known.joined(separator: ", "))"))
+        }
+    }
+
+    /// The `limit` member of an object argument (or `default` without one).
+    private static func limit(_ argument: JSONValue?, of name: String, default: Int) -> Result<Int, ControlRefusal> {
+        guard let argument else { return .success(`default`) }
+        guard case .object(let members) = argument, Set(members.keys).isSubset(of: ["limit", "after"]) else {
+            return .failure(ControlRefusal(reason: "\"\(name)\" takes an object with \"limit\"\(name == "dead-export" ? " and \"after\"" : ""), or nothing"))
+        }
+        guard let given = members["limit"], given != .null else { return .success(`default`) }
+        let page = ControlProtocol.deadLetterPage
+        guard case .int(let limit) = given, page.contains(limit) else {
+            return .failure(ControlRefusal(reason: "\"limit\" must be a whole number in \(page.lowerBound)...\(page.upperBound)"))
+        }
+        return .success(limit)
+    }
+
+    /// `"all"`, or an array of ids.
+    private static func selection(_ argument: JSONValue?, of name: String) -> Result<DeadLetterSelection, ControlRefusal> {
+        let usage = "\"\(name)\" needs \"all\" or an array of dead-letter ids (at most \(ControlProtocol.maxIDs))"
+        switch argument {
+        case .string("all")?:
+            return .success(.all)
+        case .array(let values)?:
+            guard !values.isEmpty, values.count <= ControlProtocol.maxIDs else { return .failure(ControlRefusal(reason: usage)) }
+            var ids: [Int64] = []
+            ids.reserveCapacity(values.count)
+            for value in values {
+                guard let id = ControlProtocol.deadLetterID(value) else {
+                    return .failure(ControlRefusal(reason: "\(usage); \(ControlProtocol.idRule)"))
+                }
+                ids.append(id)
+            }
+            return .success(.ids(ids))
+        default:
+            return .failure(ControlRefusal(reason: usage))
+        }
+    }
+}

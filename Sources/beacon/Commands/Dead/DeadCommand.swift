@@ -1,0 +1,48 @@
+import ArgumentParser
+import Beacon
+
+/// `beacon dead`: the dead-letter table of a store, through the engine serving it when
+/// one does, on the store itself otherwise.
+struct DeadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dead",
+        abstract: "List, show, retry, purge or export the dead letters of a store.",
+        discussion: """
+            Through the engine serving FILE when one does (its control socket FILE.control), \
+            else on the store directly. A dead letter is an event a destination refused for \
+            good; its id is stable. retry sends it back into the queue for its destination \
+            only, once however often it is called; purge deletes it. Exit 0 when done, 1 when \
+            refused (an id not in the store: nothing changes), 2 on bad usage.
+            """,
+        subcommands: [DeadListCommand.self, DeadShowCommand.self, DeadRetryCommand.self, DeadPurgeCommand.self, DeadExportCommand.self])
+
+    @Option(help: "The store (an SQLite file).")
+    var db: String
+
+    @Option(parsing: .unconditional, help: "Milliseconds to wait for a serving engine's answer (1...600000).")
+    var timeoutMs: Int = 10_000
+
+    func validate() throws {
+        guard (1...600_000).contains(timeoutMs) else { throw ValidationError("--timeout-ms must be 1...600000, not \(timeoutMs)") }
+    }
+
+    /// Reads the ids given on the command line, or exits 2 naming the bad one.
+    static func ids(_ texts: [String]) throws -> [Int64] {
+        try texts.map { text in
+            guard let id = Int64(text), ControlProtocol.deadLetterIDs.contains(id) else {
+                let shown = ControlProtocol.printable(text.count > 40 ? String(text.prefix(40)) + "…" : text)
+                throw ValidationError("'\(shown)' is not a dead-letter id; ids are whole numbers in 1...\(ControlProtocol.deadLetterIDs.upperBound) (see 'beacon dead list')")
+            }
+            return id
+        }
+    }
+
+    /// `ID…` or `--all`, exactly one of them.
+    static func selection(ids: [String], all: Bool, verb: String) throws -> DeadLetterSelection {
+        if all && !ids.isEmpty { throw ValidationError("\(verb): give ids or --all, not both") }
+        if all { return .all }
+        guard !ids.isEmpty else { throw ValidationError("\(verb): give the ids to \(verb) (see 'beacon dead list'), or --all") }
+        guard ids.count <= ControlProtocol.maxIDs else { throw ValidationError("\(verb): at most \(ControlProtocol.maxIDs) ids at once; use --all") }
+        return .ids(try Self.ids(ids))
+    }
+}

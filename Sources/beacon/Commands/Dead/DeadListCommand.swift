@@ -1,0 +1,50 @@
+import ArgumentParser
+import Beacon
+import BeaconWire
+
+/// `beacon dead list`.
+struct DeadListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the dead letters, newest first: id, destination, HTTP status, when, reason, payload preview.")
+
+    @ParentCommand var dead: DeadCommand
+
+    @Option(help: "Letters shown at most (1...1000).")
+    var limit = 100
+
+    @Flag(help: "Print JSON: total, and deadLetters (id, destination, reason, status, failedAt, messageId, name, preview).")
+    var json = false
+
+    func validate() throws {
+        guard ControlProtocol.deadLetterPage.contains(limit) else { throw ValidationError("--limit must be 1...1000, not \(limit)") }
+    }
+
+    func run() async throws {
+        let access = DeadLetterAccess(db: dead.db, timeout: .milliseconds(dead.timeoutMs))
+        let (result, _) = try await access.perform(.deadList(limit: limit))
+        if json {
+            Output.line(result.jsonString)
+            return
+        }
+        guard case .array(let letters)? = result["deadLetters"], !letters.isEmpty else {
+            Output.line("no dead letters")
+            return
+        }
+        Output.line("id       destination   http  failed at                 reason / payload")
+        for letter in letters {
+            let id = letter["id"]?.intValue.map(String.init) ?? "?"
+            let status = letter["status"]?.intValue.map(String.init) ?? "-"
+            let destination = ControlProtocol.printable(letter["destination"]?.stringValue ?? "?")
+            Output.line(
+                id.padding(toLength: max(8, id.count), withPad: " ", startingAt: 0) + " "
+                    + destination.padding(toLength: max(13, destination.count), withPad: " ", startingAt: 0) + " "
+                    + status.padding(toLength: 5, withPad: " ", startingAt: 0) + " "
+                    + (letter["failedAt"]?.stringValue ?? "?").padding(toLength: 25, withPad: " ", startingAt: 0) + " "
+                    + ControlProtocol.printable(letter["reason"]?.stringValue ?? ""))
+            Output.line("         " + ControlProtocol.printable(letter["preview"]?.stringValue ?? ""))
+        }
+        let total = result["total"]?.intValue ?? letters.count
+        Output.line(total > letters.count ? "\(total) dead letters (the newest \(letters.count) shown)" : "\(total) dead letter\(total == 1 ? "" : "s")")
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Beacon
+import BeaconWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `beacon dead purge (ID…|--all) [--yes]`.
+struct DeadPurgeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "purge",
+        abstract: "Delete dead letters for good (counted as purged).",
+        discussion: """
+            With --all on a terminal while an engine serves the store, asks first unless \
+            --yes is given; on a store no engine serves, or from a script, it asks nothing. \
+            Prints how many were purged.
+            """)
+
+    @ParentCommand var dead: DeadCommand
+
+    @Argument(help: "Ids of the letters to purge (see 'beacon dead list').")
+    var ids: [String] = []
+
+    @Flag(help: "Purge every dead letter.")
+    var all = false
+
+    @Flag(help: "Do not ask before purging every dead letter.")
+    var yes = false
+
+    func validate() throws { _ = try DeadCommand.selection(ids: ids, all: all, verb: "purge") }
+
+    func run() async throws {
+        let access = DeadLetterAccess(db: dead.db, timeout: .milliseconds(dead.timeoutMs))
+        let selection = try DeadCommand.selection(ids: ids, all: all, verb: "purge")
+        if all, !yes, isatty(STDIN_FILENO) == 1, await access.engineServes() {
+            let (listed, _) = try await access.perform(.deadList(limit: 1))
+            let total = listed["total"]?.intValue ?? 0
+            Output.line("purge all \(total) dead letters of \(dead.db)? type 'yes' to go on:")
+            guard readLine(strippingNewline: true) == "yes" else {
+                Output.line("nothing purged")
+                return
+            }
+        }
+        let (result, _) = try await access.perform(.deadPurge(selection))
+        let count = result["count"]?.intValue ?? 0
+        Output.line("purged \(count) dead letter\(count == 1 ? "" : "s")")
+    }
+}

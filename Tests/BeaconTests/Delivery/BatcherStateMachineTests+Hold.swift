@@ -1,0 +1,98 @@
+import BeaconTesting
+import Testing
+
+@testable import Beacon
+
+/// The operator's pause (`hold`) and resume (`release`): every state, by hand.
+extension BatcherStateMachineTests {
+    @Test func holdOnlyAsks() {
+        check([
+            (Self.idle, Self.idle, .none), (Self.idleAfter7, Self.idleAfter7, .none), (Self.head, Self.head, .none),
+            (Self.after7, Self.after7, .none), (Self.ahead, Self.ahead, .none), (Self.readingAfter7, Self.readingAfter7, .none),
+            (Self.readingHead, Self.readingHead, .none), (Self.batch20, Self.batch20, .none), (Self.backingOff, Self.backingOff, .none),
+            (Self.paused, Self.paused, .none), (Self.offline, Self.offline, .none), (Self.offlinePaused, Self.offlinePaused, .none),
+            (Self.held, Self.held, .none), (Self.heldPaused, Self.heldPaused, .none), (Self.offlineHeld, Self.offlineHeld, .none),
+        ]) { machine in
+            let action = machine.hold()
+            #expect(machine.isHeld)
+            return action
+        }
+    }
+
+    @Test func releaseOnlyAsks() {
+        check([
+            (Self.idle, Self.idle, .none), (Self.idleAfter7, Self.idleAfter7, .none), (Self.head, Self.head, .none),
+            (Self.after7, Self.after7, .none), (Self.ahead, Self.ahead, .none), (Self.readingAfter7, Self.readingAfter7, .none),
+            (Self.readingHead, Self.readingHead, .none), (Self.batch20, Self.batch20, .none), (Self.backingOff, Self.backingOff, .none),
+            (Self.paused, Self.paused, .none), (Self.offline, Self.offline, .none), (Self.offlinePaused, Self.offlinePaused, .none),
+            (Self.held, Self.held, .none), (Self.heldPaused, Self.heldPaused, .none), (Self.offlineHeld, Self.offlineHeld, .none),
+        ]) { machine in
+            let action = machine.release()
+            #expect(!machine.isHeld)
+            return action
+        }
+    }
+
+    /// A hold asked for: the next wake stops sending, keeping what held beneath (a batch
+    /// under way finishes first).
+    @Test func wakeWhileHoldIsAskedFor() {
+        check([
+            (Self.idle, Self.held, .goOffline(dropReadAhead: false)),
+            (Self.idleAfter7, Self.held, .goOffline(dropReadAhead: true)),
+            (Self.head, Self.held, .goOffline(dropReadAhead: false)),
+            (Self.after7, Self.held, .goOffline(dropReadAhead: true)),
+            (Self.ahead, Self.held, .goOffline(dropReadAhead: true)),
+            (Self.readingAfter7, Self.readingAfter7, .none),
+            (Self.readingHead, Self.readingHead, .none),
+            (Self.batch20, Self.batch20, .none),
+            (Self.backingOff, .held(then: .backingOff(until: Self.at(20))), .goOffline(dropReadAhead: false)),
+            (Self.paused, Self.heldPaused, .goOffline(dropReadAhead: false)),
+            (Self.offline, Self.held, .goOffline(dropReadAhead: false)),
+            (Self.offlinePaused, Self.heldPaused, .goOffline(dropReadAhead: false)),
+            (Self.held, Self.held, .cancelTimer),
+            (Self.heldPaused, Self.heldPaused, .cancelTimer),
+            (Self.offlineHeld, Self.held, .goOffline(dropReadAhead: false)),
+        ], isHeld: true) { $0.wake(now: Self.now, settings: Self.online, wentOffline: false) }
+    }
+
+    /// Released: the next wake drains what waited, unless a credentials pause still holds.
+    @Test func wakeAfterRelease() {
+        check([
+            (Self.idle, Self.idle, .evaluatePolicy),
+            (Self.idleAfter7, Self.idleAfter7, .evaluatePolicy),
+            (Self.head, Self.head, .drain(reporting: nil)),
+            (Self.after7, Self.after7, .drain(reporting: nil)),
+            (Self.ahead, Self.ahead, .drain(reporting: nil)),
+            (Self.readingAfter7, Self.readingAfter7, .none),
+            (Self.readingHead, Self.readingHead, .none),
+            (Self.batch20, Self.batch20, .none),
+            (Self.backingOff, Self.backingOff, .armTimer(Self.at(20), reporting: nil)),
+            (Self.paused, Self.paused, .none),
+            (Self.offline, Self.head, .drain(reporting: .idle)),
+            (Self.offlinePaused, Self.paused, .reportDestination),
+            (Self.held, Self.head, .drain(reporting: .idle)),
+            (Self.heldPaused, Self.paused, .reportDestination),
+            (Self.offlineHeld, Self.head, .drain(reporting: .idle)),
+        ], isHeld: false) { $0.wake(now: Self.now, settings: Self.online, wentOffline: false) }
+    }
+
+    @Test func aHeldBackoffThatExpiredDrainsOnRelease() {
+        var machine = Self.machine(.held(then: .backingOff(until: Self.at(5))), isHeld: false)
+        #expect(machine.wake(now: Self.now, settings: Self.online, wentOffline: false) == .drain(reporting: .backingOff(until: Self.at(5))))
+        #expect(machine.state == Self.head)
+        var waiting = Self.machine(.held(then: .backingOff(until: Self.at(20))), isHeld: false)
+        #expect(waiting.wake(now: Self.now, settings: Self.online, wentOffline: false) == .armTimer(Self.at(20), reporting: .backingOff(until: Self.at(20))))
+    }
+
+    @Test func aHoldAskedForDuringABatchStopsAfterIt() {
+        var machine = Self.machine(Self.batch20)
+        _ = machine.hold()
+        #expect(machine.sendFinished(.delivered, sent: 3, readAhead: .init(batch: "next", through: 30), now: Self.now, batchSize: 10)
+            == .settleThenReport(keepingLeases: true))
+        #expect(machine.isDraining, "the loop looks again")
+        #expect(machine.wake(now: Self.now, settings: Self.online, wentOffline: false) == .goOffline(dropReadAhead: true))
+        #expect(machine.state == Self.held)
+        #expect(machine.reported == .held)
+        #expect(machine.finalFlush(isOffline: false) == .none, "a held destination keeps its events at shutdown")
+    }
+}
