@@ -47,8 +47,10 @@ struct OperatorKeysTmuxTests {
         #expect(sender.batches.flatMap(\.events).filter { $0.name == "Refused" }.count == 2, "refused once, retried once")
         #expect(await engine.observer.snapshot.totals.deadLettersRetried == 1)
 
-        try tmux.press("d", "P")
-        try await tmux.waitForScreen("paused by operator") { $0.contains("paused by operator") }
+        try tmux.press("d")
+        try await tmux.waitForScreen("the main view back") { !$0.contains("Dead letters") && $0.contains("Queue depth") }
+        try tmux.press("P")
+        try await tmux.waitForScreen("paused by operator", timeout: .seconds(30)) { $0.contains("paused by operator") }
         try await engine.tracker.track("Waits", anonymousId: "x").committed()
         try tmux.press("f")
         try await tmux.waitForScreen("one event waiting") { DashboardText.depth(in: $0) == 1 }
