@@ -482,15 +482,10 @@ public final class SQLiteEventQueue: EventQueue {
                     // committed since this group was taken.
                     var snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
                     var stored = snapshot.stored
-                    let insert = try EventRowInserter(db)
-                    for event in group {
-                        try insert.insert(
-                            seq: stored.nextSeq, messageId: event.messageId, name: event.name, payload: event.payload,
-                            createdAt: event.createdAt.millisecondsSince1970)
-                        stored.nextSeq += 1
-                        stored.depth += 1
-                        stored.bytes += event.payload.count
-                    }
+                    try EventRowInserter(db).insert(group, firstSeq: stored.nextSeq)
+                    for event in group { stored.bytes += event.payload.count }
+                    stored.nextSeq += Int64(group.count)
+                    stored.depth += group.count
                     stored.committed += group.count
                     stored.dropped += memoryDrops  // drops from memory while the store failed
                     for name in snapshot.destinations.keys { snapshot.destinations[name]?.pending += group.count }
