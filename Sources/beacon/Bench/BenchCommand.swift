@@ -197,7 +197,7 @@ struct BenchCommand: AsyncParsableCommand {
             values: engine.map { Double(drainEvents) / $0.elapsed.inSeconds },
             baseline: "raw POST of the same gzipped bodies, back to back over one kept-alive connection",
             baselineValues: raw.map { Double(drainEvents) / $0.elapsed.inSeconds }, target: .ratioAtLeast(0.8))
-        figure.details = deliveryDetails(engine: engine, raw: raw, before: before, after: after, batches: (drainEvents + 499) / 500)
+        figure.details = deliveryDetails(engine: engine, raw: raw, before: before, after: after)
         figure.details["wireBytesPerEventGzip"] = .double(round2(Double(engine.last?.wireBytes ?? 0) / Double(drainEvents)))
         figure.details["wireBytesPerEventPlain"] = .double(round2(Double(plain.wireBytes) / Double(plainEvents)))
         figure.details["plainEventsPerSecond"] = .double((Double(plainEvents) / plain.elapsed.inSeconds).rounded())
@@ -231,15 +231,14 @@ struct BenchCommand: AsyncParsableCommand {
             values: engine.map(\.elapsed.inSeconds),
             baseline: "raw POST of the same gzipped bodies, back to back over one kept-alive connection",
             baselineValues: raw.map(\.elapsed.inSeconds), target: .ratioAtMost(1.3))
-        figure.details = deliveryDetails(engine: engine, raw: raw, before: before, after: after, batches: (latencyEvents + 99) / 100)
+        figure.details = deliveryDetails(engine: engine, raw: raw, before: before, after: after)
         figure.details["medianTrackingSeconds"] = .double(round3(BenchmarkStatistics.median(engine.map(\.tracked.inSeconds))))
         return [figure]
     }
 
     /// CPU, stages and round trips of a delivery benchmark, as JSON details.
     private func deliveryDetails(
-        engine: [DeliveryBenchmark.EngineRun], raw: [DeliveryBenchmark.RawRun], before: [CollectorStages], after: [CollectorStages],
-        batches: Int
+        engine: [DeliveryBenchmark.EngineRun], raw: [DeliveryBenchmark.RawRun], before: [CollectorStages], after: [CollectorStages]
     ) -> [String: JSONValue] {
         let stages = EngineStages(medianOf: engine.map(\.stages))
         let rawRoundTrip = BenchmarkStatistics.median(raw.map { BenchmarkStatistics.median($0.roundTrips.map(\.inSeconds)) }) * 1000
@@ -251,7 +250,7 @@ struct BenchCommand: AsyncParsableCommand {
         progress("  collector steps, checkpoint in the background (now): \(afterStages.text)")
         return [
             "collector": .string(CollectorProcess.description + (collectorExecutable.map { " (\($0))" } ?? "")),
-            "batches": .int(batches), "gzipLevel": .int(gzipLevel),
+            "batches": .int(engine.last?.bodies.count ?? 0), "gzipLevel": .int(gzipLevel),
             "engineCPUSeconds": .double(round3(BenchmarkStatistics.median(engine.map(\.engineCPUSeconds)))),
             "engineCollectorCPUSeconds": .double(round3(BenchmarkStatistics.median(engine.map(\.collectorCPUSeconds)))),
             "rawCollectorCPUSeconds": .double(round3(BenchmarkStatistics.median(raw.map(\.collectorCPUSeconds)))),

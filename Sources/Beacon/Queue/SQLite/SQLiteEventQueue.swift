@@ -122,6 +122,10 @@ public final class SQLiteEventQueue: EventQueue {
             try pool.writeWithoutTransaction { db in
                 // DatabasePool sets NORMAL on its writer after prepareDatabase: set it here.
                 try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+                // The writer appends at the tail and settles near the head: 1 MiB of page
+                // cache (SQLite's default is 2 MiB) holds both, and a queue filling its
+                // store does not keep a full default cache of pages it will not read again.
+                try db.execute(sql: "PRAGMA cache_size = -1024")
             }
             let migrator = StoreSchema.migrator()
             try pool.read { db in try StoreSchema.refuseNewerSchema(db, migrator: migrator, path: path) }
