@@ -10,10 +10,12 @@ import Synchronization
 /// The writer's connection gets a WAL hook in place of SQLite's automatic checkpoint
 /// (``install(on:)``): with ``CollectorCheckpointPolicy/background(pages:)``, after each
 /// commit it asks for a checkpoint once the log passes `pages`, and runs one itself past
-/// `16 × pages` (the background cannot keep up); with
+/// `4 × pages` when none is running (the background could not keep up); with
 /// ``CollectorCheckpointPolicy/onCommit(pages:)`` it does what SQLite's own does, timed. A
 /// PASSIVE checkpoint never blocks the writer or the readers; the writer starts the log
-/// over once a checkpoint has copied all of it.
+/// over once a checkpoint has copied all of it. Under a steady stream of commits a
+/// checkpoint may end a little behind the log, which then grows until one catches up in
+/// a pause between commits (or, past `4 × pages`, a commit copies the rest).
 final class WALCheckpointer: Sendable {
     private let path: String
     /// Log pages past which a commit checkpoints itself.
@@ -35,7 +37,7 @@ final class WALCheckpointer: Sendable {
             inlinePages = Int32(clamping: max(1, pages))
             backgroundPages = nil
         case .background(let pages):
-            inlinePages = Int32(clamping: max(1, pages).multipliedReportingOverflow(by: 16).partialValue)
+            inlinePages = Int32(clamping: max(1, pages).multipliedReportingOverflow(by: 4).partialValue)
             backgroundPages = Int32(clamping: max(1, pages))
         }
     }
@@ -62,37 +64,49 @@ final class WALCheckpointer: Sendable {
 
     /// Called on the writer after each commit, with the pages now in the log.
     private func committed(logPages: Int32, connection: OpaquePointer?, name: UnsafePointer<CChar>?) {
-        if logPages >= inlinePages, let connection {
-            // As SQLite's automatic checkpoint does (with the background: only when far behind).
-            let start = ContinuousClock.now
-            sqlite3_wal_checkpoint_v2(connection, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            timing?.record(checkpoint: .now - start)
-            return
-        }
-        guard let backgroundPages, logPages >= backgroundPages else { return }
-        let start = pending.withLock { pending in
+        guard logPages >= (backgroundPages ?? inlinePages) else { return }
+        // Claims the checkpoint: none starts while another runs (a second one would only
+        // find the checkpoint lock taken).
+        let idle = pending.withLock { pending in
             defer { pending = true }
             return !pending
         }
-        if start { queue.async { self.checkpoint() } }
+        guard idle else { return }
+        if logPages >= inlinePages, let connection {
+            // As SQLite's automatic checkpoint does. With the background, only when the log
+            // ran far ahead under a steady stream of commits: the background then copied
+            // most of it, this copies the rest, and the next transaction starts the log over.
+            let start = ContinuousClock.now
+            sqlite3_wal_checkpoint_v2(connection, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            timing?.record(checkpoint: .now - start, inCommit: true, copiedPages: 0)
+            pending.withLock { $0 = false }
+            return
+        }
+        queue.async { self.checkpoint() }
     }
 
     /// Runs one PASSIVE checkpoint (on `queue`).
     private func checkpoint() {
-        pending.withLock { $0 = false }
+        defer { pending.withLock { $0 = false } }
         let start = ContinuousClock.now
-        let done = connection.withLock { handle -> Bool in
+        let done = connection.withLock { handle -> Int? in
             if handle == nil {
                 var opened: OpaquePointer?
-                guard sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
+                // A connection that has not read the database has not opened its log yet, and
+                // SQLite 3.40 then answers a checkpoint with OK having done nothing: read once.
+                guard sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+                    sqlite3_exec(opened, "SELECT 1 FROM sqlite_master LIMIT 1", nil, nil, nil) == SQLITE_OK
+                else {
                     sqlite3_close_v2(opened)
-                    return false
+                    return nil
                 }
                 handle = opened
             }
-            return sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil) == SQLITE_OK
+            var copied: Int32 = 0
+            guard sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, &copied) == SQLITE_OK else { return nil }
+            return Int(copied)
         }
-        if done { timing?.record(checkpoint: .now - start) }
+        if let done { timing?.record(checkpoint: .now - start, inCommit: false, copiedPages: done) }
     }
 
     /// Waits until the checkpoints asked for so far have run.

@@ -20,6 +20,10 @@ import GRDBSQLite
         public var commit: [Duration] = []
         /// Each checkpoint, wherever it ran (in a commit, or in the background).
         public var checkpoints: [Duration] = []
+        /// How many of them a commit ran, before its request could be answered.
+        public var checkpointsInCommit = 0
+        /// Log pages copied into the database by checkpoints in the background.
+        public var pagesCopiedInBackground = 0
         /// The whole of each batch's handling, first step to commit.
         public var total: [Duration] = []
         /// Events stored.
@@ -71,6 +75,8 @@ import GRDBSQLite
         result.insert = timing.insert
         result.commit = timing.commit
         result.checkpoints = timing.checkpoint
+        result.checkpointsInCommit = timing.checkpointsInCommit
+        result.pagesCopiedInBackground = timing.pagesCopiedInBackground
         // The writer's own settings (DatabasePool sets them on each connection).
         (result.synchronous, result.journalMode) = try await store.writer.writeWithoutTransaction { db in
             (try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1, try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "")

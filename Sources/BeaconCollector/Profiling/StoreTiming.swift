@@ -7,6 +7,8 @@ final class StoreTiming: Sendable {
         var insert: [Duration] = []
         var commit: [Duration] = []
         var checkpoint: [Duration] = []
+        var checkpointsInCommit = 0
+        var pagesCopiedInBackground = 0
     }
 
     private let samples = Mutex(Samples())
@@ -18,11 +20,19 @@ final class StoreTiming: Sendable {
         }
     }
 
-    func record(checkpoint: Duration) {
-        samples.withLock { $0.checkpoint.append(checkpoint) }
+    func record(checkpoint: Duration, inCommit: Bool, copiedPages: Int) {
+        samples.withLock { samples in
+            samples.checkpoint.append(checkpoint)
+            if inCommit { samples.checkpointsInCommit += 1 }
+            samples.pagesCopiedInBackground += inCommit ? 0 : copiedPages
+        }
     }
 
     var insert: [Duration] { samples.withLock { $0.insert } }
     var commit: [Duration] { samples.withLock { $0.commit } }
     var checkpoint: [Duration] { samples.withLock { $0.checkpoint } }
+    /// Checkpoints run by a commit (before its request could be answered).
+    var checkpointsInCommit: Int { samples.withLock { $0.checkpointsInCommit } }
+    /// Log pages the background checkpoints copied into the database.
+    var pagesCopiedInBackground: Int { samples.withLock { $0.pagesCopiedInBackground } }
 }

@@ -37,21 +37,34 @@ struct CollectorStageProfileTests {
 
     @Test(
         "every batch is stored and timed step by step, and a checkpoint runs past the threshold",
-        arguments: [CollectorCheckpointPolicy.onCommit(pages: 8), .background(pages: 8)])
+        arguments: [CollectorCheckpointPolicy.onCommit(pages: 32), .background(pages: 32)])
     func profile(policy: CollectorCheckpointPolicy) async throws {
         let path = temporaryPath()
         defer { remove(path) }
         let result = try await CollectorStageProfile.run(
-            bodies: try bodies(count: 20, size: 100), gzipped: true, databasePath: path, checkpoints: policy)
-        #expect(result.stored == 2_000)
+            bodies: try bodies(count: 60, size: 100), gzipped: true, databasePath: path, checkpoints: policy)
+        #expect(result.stored == 6_000)
         for steps in [result.inflate, result.utf8, result.parse, result.validate, result.insert, result.commit, result.total] {
-            #expect(steps.count == 20)
+            #expect(steps.count == 60)
         }
         #expect(result.total.allSatisfy { $0 > .zero })
-        #expect(!result.checkpoints.isEmpty, "20 batches of 100 events fill far more than 8 pages of log")
+        #expect(!result.checkpoints.isEmpty, "60 batches of 100 events fill far more than 32 pages of log")
+        #expect(result.checkpoints.allSatisfy { $0 > .zero })
+        switch policy {
+        case .onCommit:
+            #expect(result.checkpointsInCommit == result.checkpoints.count)
+            #expect(result.pagesCopiedInBackground == 0)
+        case .background:
+            // The log is copied off the request path (a checkpoint from a connection that had
+            // not read the database would report success having copied nothing), and most
+            // checkpoints ran there, even with commits back to back as here: a commit
+            // copies what is left only when the log ran 4 × 32 pages ahead.
+            #expect(result.pagesCopiedInBackground > 32)
+            #expect(result.checkpointsInCommit * 2 < result.checkpoints.count)
+        }
         #expect(result.synchronous == 1, "NORMAL: a commit is in the log before the answer, the log synced at checkpoints")
         #expect(result.journalMode == "wal")
-        #expect(try storedRows(path) == 2_000)
+        #expect(try storedRows(path) == 6_000)
     }
 
     @Test("a body the collector would refuse stops the profile with a message")

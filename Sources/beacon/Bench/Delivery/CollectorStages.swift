@@ -18,6 +18,7 @@ struct CollectorStages {
     var totalMean = 0.0
     /// Checkpoints run and their median duration.
     var checkpoints = 0.0
+    var checkpointsInCommit = 0.0
     var checkpointMedian = 0.0
     var synchronous = 0
     var journalMode = ""
@@ -40,6 +41,7 @@ struct CollectorStages {
         total = median(result.total)
         totalMean = mean(result.total)
         checkpoints = Double(result.checkpoints.count)
+        checkpointsInCommit = Double(result.checkpointsInCommit)
         checkpointMedian = median(result.checkpoints)
         synchronous = result.synchronous
         journalMode = result.journalMode
@@ -58,6 +60,7 @@ struct CollectorStages {
         total = median(\.total)
         totalMean = median(\.totalMean)
         checkpoints = median(\.checkpoints)
+        checkpointsInCommit = median(\.checkpointsInCommit)
         checkpointMedian = median(\.checkpointMedian)
         synchronous = runs.first?.synchronous ?? 0
         journalMode = runs.first?.journalMode ?? ""
@@ -68,7 +71,7 @@ struct CollectorStages {
             "inflate": .double(round3(inflate)), "utf8": .double(round3(utf8)), "parse": .double(round3(parse)),
             "validate": .double(round3(validate)), "insert": .double(round3(insert)), "commit": .double(round3(commit)),
             "commitMean": .double(round3(commitMean)), "total": .double(round3(total)), "totalMean": .double(round3(totalMean)),
-            "checkpoints": .double(checkpoints), "checkpointMedian": .double(round3(checkpointMedian)),
+            "checkpoints": .double(checkpoints), "checkpointsInCommit": .double(checkpointsInCommit), "checkpointMedian": .double(round3(checkpointMedian)),
             "synchronous": .int(synchronous), "journalMode": .string(journalMode),
         ]
     }
@@ -76,6 +79,6 @@ struct CollectorStages {
     var text: String {
         "inflate \(round3(inflate)), utf8 \(round3(utf8)), parse \(round3(parse)), validate \(round3(validate)), "
             + "insert \(round3(insert)), commit \(round3(commit)) (mean \(round3(commitMean))), "
-            + "total \(round3(total)) (mean \(round3(totalMean))) ms; \(Int(checkpoints)) checkpoints of \(round3(checkpointMedian)) ms"  // checked: a count
+            + "total \(round3(total)) (mean \(round3(totalMean))) ms; \(Int(checkpoints)) checkpoints (\(Int(checkpointsInCommit)) in a commit) of \(round3(checkpointMedian)) ms"  // checked: counts
     }
 }
