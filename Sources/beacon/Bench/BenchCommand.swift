@@ -23,7 +23,13 @@ struct BenchCommand: AsyncParsableCommand {
             """)
 
     /// The benchmarks `all` runs, in order.
-    static let all = ["enqueue", "drain", "latency"]
+    static var all: [String] { Self().benchmarks.map(\.name) }
+
+    /// Each benchmark's name and what runs it (given the temporary directory) into its
+    /// figures. A new benchmark joins `bench NAME` and `bench all` with one line here.
+    private var benchmarks: [(name: String, run: (String) async throws -> [BenchFigure])] {
+        [("enqueue", runEnqueue), ("drain", runDrain), ("latency", runLatency)]
+    }
 
     @Argument(help: "Which benchmark: enqueue, drain, latency or all (memory: one part of enqueue, in its own process).")
     var name: String = "enqueue"
@@ -86,14 +92,8 @@ struct BenchCommand: AsyncParsableCommand {
             Output.line(report.jsonString)
             return
         }
-        for benchmark in name == "all" ? Self.all : [name] {
-            let figures: [BenchFigure]
-            switch benchmark {
-            case "drain": figures = try await runDrain(directory: directory)
-            case "latency": figures = try await runLatency(directory: directory)
-            default: figures = try await runEnqueue(directory: directory)
-            }
-            report(figures)
+        for benchmark in benchmarks where name == "all" || name == benchmark.name {
+            report(try await benchmark.run(directory))
         }
     }
 
