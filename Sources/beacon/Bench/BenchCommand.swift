@@ -246,6 +246,11 @@ struct BenchCommand: AsyncParsableCommand {
         let afterStages = CollectorStages(medianOf: after)
         progress("  engine stages per batch (median): \(stages.text)")
         progress("  raw POST round trip per batch (median): \(round3(rawRoundTrip)) ms")
+        progress(
+            "  engine span (median s): before the first send \(round3(BenchmarkStatistics.median(engine.map(\.beforeFirstSend.inSeconds)))), "
+                + "first send to last response \(round3(BenchmarkStatistics.median(engine.map(\.sending.inSeconds)))) "
+                + "(sends alone \(round3(BenchmarkStatistics.median(engine.map(\.sendTotal.inSeconds))))), "
+                + "after the last response \(round3(BenchmarkStatistics.median(engine.map(\.afterLastSend.inSeconds))))")
         progress("  collector steps, checkpoint on commit (before): \(beforeStages.text)")
         progress("  collector steps, checkpoint in the background (now): \(afterStages.text)")
         return [
@@ -255,6 +260,12 @@ struct BenchCommand: AsyncParsableCommand {
             "engineCollectorCPUSeconds": .double(round3(BenchmarkStatistics.median(engine.map(\.collectorCPUSeconds)))),
             "rawCollectorCPUSeconds": .double(round3(BenchmarkStatistics.median(raw.map(\.collectorCPUSeconds)))),
             "engineStageMillisecondsPerBatch": stages.json,
+            "engineSpanSeconds": [
+                "beforeFirstSend": .double(round3(BenchmarkStatistics.median(engine.map(\.beforeFirstSend.inSeconds)))),
+                "firstSendToLastResponse": .double(round3(BenchmarkStatistics.median(engine.map(\.sending.inSeconds)))),
+                "sumOfSends": .double(round3(BenchmarkStatistics.median(engine.map(\.sendTotal.inSeconds)))),
+                "afterLastResponse": .double(round3(BenchmarkStatistics.median(engine.map(\.afterLastSend.inSeconds)))),
+            ],
             "rawRoundTripMillisecondsPerBatch": .double(round3(rawRoundTrip)),
             "collectorStepsMillisecondsPerBatch": ["checkpointOnCommit": beforeStages.json, "checkpointInBackground": afterStages.json],
         ]

@@ -33,6 +33,13 @@ struct DeliveryBenchmark {
         /// The request bodies in the order they were sent, for the raw replay.
         var bodies: [[UInt8]]
         var wireBytes: Int
+        /// The span split in three: before the first send started, from there to the end
+        /// of the last send, after it (the last settle and the observer seeing it); and the
+        /// sum of the sends' own durations.
+        var beforeFirstSend: Duration = .zero
+        var sending: Duration = .zero
+        var afterLastSend: Duration = .zero
+        var sendTotal: Duration = .zero
     }
 
     /// What one raw replay measured.
@@ -62,15 +69,17 @@ struct DeliveryBenchmark {
             let start = ContinuousClock.now
             await engine.flush()
             _ = await engine.observer.firstSnapshot { $0.totals.delivered >= events }
-            let elapsed = start.duration(to: .now)
+            let end = ContinuousClock.now
             let cpu = (ProcessCPU.seconds - cpuStart.0, collector.cpuSeconds - cpuStart.1)
             group.cancelAll()
-            return (elapsed, cpu)
+            return (start, end, cpu)
         }
         try check(collector, stored: events, what: "drain")
-        return EngineRun(
-            elapsed: measured.0, engineCPUSeconds: measured.1.0, collectorCPUSeconds: measured.1.1,
+        var result = EngineRun(
+            elapsed: measured.0.duration(to: measured.1), engineCPUSeconds: measured.2.0, collectorCPUSeconds: measured.2.1,
             stages: EngineStages(queue: queue, meter: meter), bodies: meter.bodies, wireBytes: meter.bytes)
+        result.split(start: measured.0, end: measured.1, meter: meter)
+        return result
     }
 
     /// From the first `track` to the last of `events` stored, at `batchSize`, with the
@@ -92,15 +101,18 @@ struct DeliveryBenchmark {
             for _ in 0..<events { try engine.tracker.track("Benchmark Event", properties: EnqueueBenchmark.properties) }
             let tracked = start.duration(to: .now)
             _ = await engine.observer.firstSnapshot { $0.totals.delivered >= events }
-            let elapsed = start.duration(to: .now)
+            let end = ContinuousClock.now
             let cpu = (ProcessCPU.seconds - cpuStart.0, collector.cpuSeconds - cpuStart.1)
             group.cancelAll()
-            return (elapsed, tracked, cpu)
+            return (start, end, tracked, cpu)
         }
         try check(collector, stored: events, what: "latency")
-        return EngineRun(
-            elapsed: measured.0, tracked: measured.1, engineCPUSeconds: measured.2.0, collectorCPUSeconds: measured.2.1,
-            stages: EngineStages(queue: queue, meter: meter), bodies: meter.bodies, wireBytes: meter.bytes)
+        var result = EngineRun(
+            elapsed: measured.0.duration(to: measured.1), tracked: measured.2, engineCPUSeconds: measured.3.0,
+            collectorCPUSeconds: measured.3.1, stages: EngineStages(queue: queue, meter: meter), bodies: meter.bodies,
+            wireBytes: meter.bytes)
+        result.split(start: measured.0, end: measured.1, meter: meter)
+        return result
     }
 
     /// Posts `bodies` back to back over one connection to a fresh collector process, the
@@ -128,5 +140,17 @@ struct DeliveryBenchmark {
     private func check(_ collector: CollectorProcess, stored events: Int, what: String) throws {
         let stored = try collector.storedCount()
         guard stored == events else { throw CLIError.runtime("\(what) benchmark: the collector stored \(stored) of \(events)") }
+    }
+}
+
+extension DeliveryBenchmark.EngineRun {
+    /// Splits the span from `start` to `end` around the sends `meter` saw.
+    mutating func split(start: ContinuousClock.Instant, end: ContinuousClock.Instant, meter: WireMeter) {
+        let span = meter.sendSpan
+        guard let first = span.first, let last = span.last else { return }
+        beforeFirstSend = start.duration(to: first)
+        sending = first.duration(to: last)
+        afterLastSend = last.duration(to: end)
+        sendTotal = .seconds(span.total)
     }
 }

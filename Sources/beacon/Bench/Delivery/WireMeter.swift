@@ -12,6 +12,10 @@ final class WireMeter: EventSender, @unchecked Sendable {
     private let lock = NSLock()
     private var total = 0
     private var sent: [[UInt8]] = []
+    private var firstStart: ContinuousClock.Instant?
+    private var lastEnd: ContinuousClock.Instant?
+    private var gaps: [Double] = []
+    private var sendSeconds: [Double] = []
 
     let encodeTimer = StageTimer()
     let gzipTimer = StageTimer()
@@ -26,6 +30,17 @@ final class WireMeter: EventSender, @unchecked Sendable {
     var endpointDescription: String { inner.endpointDescription }
     var bytes: Int { lock.withLock { total } }
     var bodies: [[UInt8]] { lock.withLock { sent } }
+    /// When the first send started and the last one ended, and the sum of the sends' durations.
+    var sendSpan: (first: ContinuousClock.Instant?, last: ContinuousClock.Instant?, total: Double) {
+        lock.withLock { (firstStart, lastEnd, sendSeconds.reduce(0, +)) }
+    }
+
+    /// Median milliseconds from the end of one send to the start of the next: the
+    /// engine's time per batch outside the request, with one batch in flight.
+    var medianGapMilliseconds: Double {
+        let values = lock.withLock { gaps }
+        return values.isEmpty ? 0 : BenchmarkStatistics.median(values) * 1000
+    }
 
     func prepare(_ batch: OutgoingBatch) -> OutgoingBatch {
         let start = ContinuousClock.now
@@ -51,9 +66,16 @@ final class WireMeter: EventSender, @unchecked Sendable {
         // The first batch of a drain is not prepared ahead: prepare it here, as the sender would.
         let prepared = batch.preparedBody == nil ? prepare(batch) : batch
         let start = ContinuousClock.now
+        lock.withLock {
+            if let lastEnd { gaps.append(lastEnd.duration(to: start).inSeconds) }
+            if firstStart == nil { firstStart = start }
+        }
         let result = await inner.send(prepared)
         sendTimer.record(start)
         lock.withLock {
+            let end = ContinuousClock.now
+            sendSeconds.append(start.duration(to: end).inSeconds)
+            lastEnd = end
             total += result.wireBytes ?? 0
             if let body = prepared.preparedBody?.bytes { sent.append(body) }
         }
@@ -70,6 +92,8 @@ struct EngineStages {
     var gzip: Double
     var send: Double
     var settle: Double
+    /// From the end of one send to the start of the next.
+    var gap: Double
 
     init(queue: TimedQueue, meter: WireMeter) {
         peek = queue.peekTimer.medianMilliseconds
@@ -77,6 +101,7 @@ struct EngineStages {
         gzip = meter.gzipTimer.medianMilliseconds
         send = meter.sendTimer.medianMilliseconds
         settle = queue.settleTimer.medianMilliseconds
+        gap = meter.medianGapMilliseconds
     }
 
     init(medianOf runs: [EngineStages]) {
@@ -85,17 +110,18 @@ struct EngineStages {
         gzip = BenchmarkStatistics.median(runs.map(\.gzip))
         send = BenchmarkStatistics.median(runs.map(\.send))
         settle = BenchmarkStatistics.median(runs.map(\.settle))
+        gap = BenchmarkStatistics.median(runs.map(\.gap))
     }
 
     var json: JSONValue {
         [
             "peek": .double(round3(peek)), "encode": .double(round3(encode)), "gzip": .double(round3(gzip)),
-            "send": .double(round3(send)), "settle": .double(round3(settle)),
+            "send": .double(round3(send)), "settle": .double(round3(settle)), "gapBetweenSends": .double(round3(gap)),
         ]
     }
 
     var text: String {
-        "peek \(round3(peek)), encode \(round3(encode)), gzip \(round3(gzip)), send \(round3(send)), settle \(round3(settle)) ms"
+        "peek \(round3(peek)), encode \(round3(encode)), gzip \(round3(gzip)), send \(round3(send)), settle \(round3(settle)), gap between sends \(round3(gap)) ms"
     }
 }
 
