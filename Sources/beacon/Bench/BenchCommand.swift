@@ -174,11 +174,13 @@ struct BenchCommand: AsyncParsableCommand {
         progress("drain: collector is \(CollectorProcess.description)")
         var engine: [DeliveryBenchmark.EngineRun] = []
         var raw: [DeliveryBenchmark.RawRun] = []
+        var client: [Duration] = []
         var before: [CollectorStages] = []
         var after: [CollectorStages] = []
         for run in 1...runs {
             let engineRun = try await benchmark.drain(events: drainEvents, batchSize: 500, run: run)
             let rawRun = try await benchmark.replay(engineRun.bodies, gzip: true, events: drainEvents, run: run, name: "drain")
+            client.append(try await benchmark.clientReplay(engineRun.bodies, events: drainEvents, run: run, name: "drain"))
             engine.append(engineRun)
             raw.append(rawRun)
             before.append(try await CollectorStages(
@@ -197,7 +199,7 @@ struct BenchCommand: AsyncParsableCommand {
             values: engine.map { Double(drainEvents) / $0.elapsed.inSeconds },
             baseline: "raw POST of the same gzipped bodies, back to back over one kept-alive connection",
             baselineValues: raw.map { Double(drainEvents) / $0.elapsed.inSeconds }, target: .ratioAtLeast(0.8))
-        figure.details = deliveryDetails(engine: engine, raw: raw, before: before, after: after)
+        figure.details = deliveryDetails(engine: engine, raw: raw, client: client, before: before, after: after)
         figure.details["wireBytesPerEventGzip"] = .double(round2(Double(engine.last?.wireBytes ?? 0) / Double(drainEvents)))
         figure.details["wireBytesPerEventPlain"] = .double(round2(Double(plain.wireBytes) / Double(plainEvents)))
         figure.details["plainEventsPerSecond"] = .double((Double(plainEvents) / plain.elapsed.inSeconds).rounded())
@@ -210,11 +212,13 @@ struct BenchCommand: AsyncParsableCommand {
         progress("latency: collector is \(CollectorProcess.description)")
         var engine: [DeliveryBenchmark.EngineRun] = []
         var raw: [DeliveryBenchmark.RawRun] = []
+        var client: [Duration] = []
         var before: [CollectorStages] = []
         var after: [CollectorStages] = []
         for run in 1...runs {
             let engineRun = try await benchmark.firstToLast(events: latencyEvents, batchSize: 100, run: run)
             let rawRun = try await benchmark.replay(engineRun.bodies, gzip: true, events: latencyEvents, run: run, name: "latency")
+            client.append(try await benchmark.clientReplay(engineRun.bodies, events: latencyEvents, run: run, name: "latency"))
             engine.append(engineRun)
             raw.append(rawRun)
             before.append(try await CollectorStages(
@@ -231,21 +235,25 @@ struct BenchCommand: AsyncParsableCommand {
             values: engine.map(\.elapsed.inSeconds),
             baseline: "raw POST of the same gzipped bodies, back to back over one kept-alive connection",
             baselineValues: raw.map(\.elapsed.inSeconds), target: .ratioAtMost(1.3))
-        figure.details = deliveryDetails(engine: engine, raw: raw, before: before, after: after)
+        figure.details = deliveryDetails(engine: engine, raw: raw, client: client, before: before, after: after)
         figure.details["medianTrackingSeconds"] = .double(round3(BenchmarkStatistics.median(engine.map(\.tracked.inSeconds))))
         return [figure]
     }
 
     /// CPU, stages and round trips of a delivery benchmark, as JSON details.
     private func deliveryDetails(
-        engine: [DeliveryBenchmark.EngineRun], raw: [DeliveryBenchmark.RawRun], before: [CollectorStages], after: [CollectorStages]
+        engine: [DeliveryBenchmark.EngineRun], raw: [DeliveryBenchmark.RawRun], client: [Duration], before: [CollectorStages],
+        after: [CollectorStages]
     ) -> [String: JSONValue] {
         let stages = EngineStages(medianOf: engine.map(\.stages))
         let rawRoundTrip = BenchmarkStatistics.median(raw.map { BenchmarkStatistics.median($0.roundTrips.map(\.inSeconds)) }) * 1000
         let beforeStages = CollectorStages(medianOf: before)
         let afterStages = CollectorStages(medianOf: after)
         progress("  engine stages per batch (median): \(stages.text)")
+        let batches = Double(max(1, engine.last?.bodies.count ?? 1))
+        let clientPerBatch = BenchmarkStatistics.median(client.map(\.inSeconds)) / batches * 1000
         progress("  raw POST round trip per batch (median): \(round3(rawRoundTrip)) ms")
+        progress("  the engine's HTTP client alone, same bodies one after another (mean per batch): \(round3(clientPerBatch)) ms")
         progress(
             "  engine span (median s): before the first send \(round3(BenchmarkStatistics.median(engine.map(\.beforeFirstSend.inSeconds)))), "
                 + "first send to last response \(round3(BenchmarkStatistics.median(engine.map(\.sending.inSeconds)))) "
@@ -267,6 +275,7 @@ struct BenchCommand: AsyncParsableCommand {
                 "afterLastResponse": .double(round3(BenchmarkStatistics.median(engine.map(\.afterLastSend.inSeconds)))),
             ],
             "rawRoundTripMillisecondsPerBatch": .double(round3(rawRoundTrip)),
+            "clientReplayMillisecondsPerBatch": .double(round3(clientPerBatch)),
             "collectorStepsMillisecondsPerBatch": ["checkpointOnCommit": beforeStages.json, "checkpointInBackground": afterStages.json],
         ]
     }

@@ -128,6 +128,31 @@ struct DeliveryBenchmark {
         return RawRun(elapsed: result.elapsed, collectorCPUSeconds: cpu, roundTrips: result.roundTrips)
     }
 
+    /// The same bodies through the engine's own HTTP client (``HTTPSender`` on
+    /// AsyncHTTPClient), one after another with nothing else running: what the client costs
+    /// beside the raw replay, apart from the rest of the engine's work. Returns the elapsed
+    /// time from the first request to the last response.
+    func clientReplay(_ bodies: [[UInt8]], events: Int, run: Int, name: String) async throws -> Duration {
+        let collector = try CollectorProcess(
+            executable: collectorExecutable, databasePath: "\(directory)/collector-client-\(name)-\(run).sqlite")
+        defer { collector.stop() }
+        let configuration = try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(collector.port)", writeKey: nil, gzipLevel: gzipLevel)
+        let sender = HTTPSender(configuration: configuration, logger: logger)
+        // Batches of placeholder events: the sender only needs their message ids for a 400.
+        let start = ContinuousClock.now
+        for (index, body) in bodies.enumerated() {
+            var batch = OutgoingBatch(id: Int64(index), events: [], attempt: 1)
+            batch.preparedBody = PreparedBody(bytes: body, gzipped: true)
+            let result = await sender.send(batch)
+            guard case .delivered = result.outcome else {
+                throw CLIError.runtime("bench: the collector did not take client-replayed batch \(index + 1): \(result.outcome)")
+            }
+        }
+        let elapsed = start.duration(to: .now)
+        try check(collector, stored: events, what: "client \(name) replay")
+        return elapsed
+    }
+
     private func meter(port: Int, gzip: Bool) throws -> WireMeter {
         let configuration = try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(port)", writeKey: nil, gzip: gzip, gzipLevel: gzipLevel)
         return WireMeter(HTTPSender(configuration: configuration, logger: logger), gzipLevel: gzip ? gzipLevel : nil)
