@@ -15,7 +15,7 @@ struct HelpTests {
         ("status", ["--db", "--json", "--batches"]),
         ("ctl", ["--db", "--json", "--timeout-ms", "status", "flush", "offline", "online", "policy", "batch-size"]),
         ("sync", ["--db", "--from", "--timeout"]),
-        ("bench", ["--json", "--events", "--runs", "--memory-events", "--gzip-level"]),
+        ("bench", ["--json", "--events", "--runs", "--memory-events", "--drain-events", "--latency-events", "--gzip-level"]),
     ]
 
     @Test(arguments: [["--help"], ["-h"], ["help"]])

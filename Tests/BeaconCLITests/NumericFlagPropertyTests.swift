@@ -80,6 +80,8 @@ struct NumericFlagPropertyTests {
         Flag(command: ["bench"], flag: "--events", accepted: 1...100_000_000, integer: true),
         Flag(command: ["bench"], flag: "--runs", accepted: 1...1_000, integer: true),
         Flag(command: ["bench"], flag: "--gzip-level", accepted: 1...9, integer: true),
+        Flag(command: ["bench"], flag: "--drain-events", accepted: 1...10_000_000, integer: true),
+        Flag(command: ["bench"], flag: "--latency-events", accepted: 1...10_000_000, integer: true),
     ]
 
     @Test(arguments: flags)

@@ -23,7 +23,7 @@ import Foundation
 /// is sound because nothing is read or written outside `condition.lock()`.
 final class GroupCommitBuffer: @unchecked Sendable {
     struct Configuration: Sendable {
-        /// Events held in memory at most. Default 10,000.
+        /// Events held in memory at most, the group being committed included. Default 10,000.
         var capacity = 10_000
         /// Events per transaction at most. Default 1,000.
         var maxGroup = 1_000
@@ -54,6 +54,9 @@ final class GroupCommitBuffer: @unchecked Sendable {
     private var waiters: [(id: Int, ticket: UInt64, continuation: CheckedContinuation<WaitResult, Never>)] = []
     private var waiterCounter = 0
     private var writing = false
+    /// Events of the group being committed: they count against `capacity` too, so that
+    /// at most `capacity` events are held in memory, not `capacity + maxGroup`.
+    private var committing = 0
     private var failure: StorageError?
     /// Set when `append` gave up waiting for room: the commit under way is stuck, so
     /// later appends drop at once instead of each waiting again. Cleared by the next
@@ -104,10 +107,10 @@ final class GroupCommitBuffer: @unchecked Sendable {
     /// Adds an event; see the type's documentation for when this waits.
     func append(_ event: PendingEvent) -> CommitTicket {
         condition.lock()
-        if entries.count >= configuration.capacity, failure == nil, !stalled, !closed {
+        if entries.count + committing >= configuration.capacity, failure == nil, !stalled, !closed {
             // Only when full: the common path reads no clock.
             let limit = Date(timeIntervalSinceNow: configuration.maxAppendWait.inSeconds)
-            while entries.count >= configuration.capacity, failure == nil, !closed {
+            while entries.count + committing >= configuration.capacity, failure == nil, !closed {
                 if !condition.wait(until: limit) {
                     stalled = true  // the writer is stuck: drop below instead of hanging
                     break
@@ -264,7 +267,7 @@ final class GroupCommitBuffer: @unchecked Sendable {
             }
             let firstTicket = firstBufferedTicket
             firstBufferedTicket += UInt64(count)
-            condition.broadcast()  // room for producers waiting on a full buffer
+            committing = count
             condition.unlock()
             let group = Array(taken)
 
@@ -274,6 +277,8 @@ final class GroupCommitBuffer: @unchecked Sendable {
             }
 
             condition.lock()
+            committing = 0
+            condition.broadcast()  // room for producers waiting on a full buffer
             let recovered = failure != nil
             failure = nil
             stalled = false
@@ -289,6 +294,7 @@ final class GroupCommitBuffer: @unchecked Sendable {
 
     private func fail(group: [PendingEvent], firstTicket: UInt64, error: StorageError) {
         condition.lock()
+        committing = 0
         entries.insert(contentsOf: group, at: 0)
         firstBufferedTicket = firstTicket
         var dropped = 0

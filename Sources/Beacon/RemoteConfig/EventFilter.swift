@@ -26,6 +26,9 @@ public final class EventFilter: Sendable {
             self.blocklist = blocklist
             self.sampling = sampling
         }
+
+        /// Whether the rules keep every event without looking at it.
+        var isEmpty: Bool { blocklist.isEmpty && sampling.isEmpty }
     }
 
     /// What the filter said about one event.
@@ -55,11 +58,15 @@ public final class EventFilter: Sendable {
     }
 
     private let state: Mutex<State>
+    /// Whether any rule is set: without one, ``decide(name:messageId:)`` keeps the event
+    /// without taking the lock or hashing anything (the common case, on every `track`).
+    private let hasRules: Atomic<Bool>
     private let logger: Logger
 
     /// Creates a filter with `rules`.
     public init(rules: Rules = Rules(), logger: Logger = Logger(label: "beacon.filter")) {
         state = Mutex(State(rules: rules))
+        hasRules = Atomic(!rules.isEmpty)
         self.logger = logger
     }
 
@@ -67,13 +74,20 @@ public final class EventFilter: Sendable {
     public var rules: Rules { state.withLock { $0.rules } }
 
     /// Replaces the rules; they apply from the next event on.
-    public func setRules(_ rules: Rules) { state.withLock { $0.rules = rules } }
+    public func setRules(_ rules: Rules) {
+        state.withLock { state in
+            state.rules = rules
+            // Under the lock, so two concurrent changes leave the flag of the last one.
+            hasRules.store(!rules.isEmpty, ordering: .releasing)
+        }
+    }
 
     /// Events dropped so far.
     public var counts: Counts { state.withLock { $0.counts } }
 
     /// Decides about one event, and counts it when dropped.
     public func decide(name: String, messageId: String) -> Decision {
+        guard hasRules.load(ordering: .acquiring) else { return .keep }
         let decision = state.withLock { state -> Decision in
             let decision = Self.decision(name: name, messageId: messageId, rules: state.rules)
             switch decision {

@@ -63,7 +63,14 @@ public struct Event: Sendable, Hashable {
     /// JSON of ``context`` encoded once ahead (a tracker's fixed context), which saves
     /// sorting and escaping it for every event. The bytes are those of ``jsonBytes``.
     public func jsonBytes(encodedContext: [UInt8]) -> [UInt8] {
-        var writer = JSONWriter(capacity: 512)
+        jsonBytes(encodedContext: encodedContext, capacity: 512)
+    }
+
+    /// ``jsonBytes(encodedContext:)`` into a buffer of `capacity` bytes at first (it grows
+    /// if the event needs more): a tracker that passes the size of its last event keeps
+    /// each queued payload about as small as its JSON, not rounded up to a fixed size.
+    public func jsonBytes(encodedContext: [UInt8]?, capacity: Int) -> [UInt8] {
+        var writer = JSONWriter(capacity: max(64, capacity))
         write(to: &writer, encodedContext: encodedContext)
         return writer.bytes
     }

@@ -1,48 +1,80 @@
 import ArgumentParser
 import Beacon
+@_spi(Benchmarks) import BeaconCollector
 import BeaconWire
 import Foundation
 
 /// `beacon bench`: the benchmarks. Build with `-c release` for meaningful figures.
+///
+/// Every figure is the median of `--runs` runs, measured beside its baseline in the same
+/// invocation, and reported with the ratio of the two (the targets are ratios: machines
+/// differ, a ratio within one run carries across them).
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run the benchmarks (use a release build: swift run -c release beacon bench).",
         discussion: """
-            Names: enqueue (durable enqueue throughput against raw SQLite inserts, track() latency, \
-            memory with 1M events queued); drain (a 100k-event backlog to an in-process collector on \
-            127.0.0.1 at batch size 500, and bytes on the wire per event with and without gzip); \
-            latency (first track to last of 10k events stored at batch size 100); all (every one).
+            Names: enqueue (durable enqueue against raw single-row SQLite inserts; with an engine running \
+            against a bare tracker; track() latency; memory from 1 to 1M events queued); drain (a 100k-event \
+            backlog at batch size 500 to a `beacon collector --db` process, against posting the same bodies \
+            raw over one connection); latency (first track to last of 10k events stored at batch size 100, \
+            against the same raw posts); all (every one). With --json, one JSON object per figure and line: \
+            figure, median, values, baseline, baselineMedian, ratio, target, met, runs, cores, loadAverage1m.
             """)
 
-    @Argument(help: "Which benchmark: enqueue, or memory (one part of enqueue, in its own process).")
+    /// The benchmarks `all` runs, in order.
+    static var all: [String] { Self().benchmarks.map(\.name) }
+
+    /// Each benchmark's name and what runs it (given the temporary directory) into its
+    /// figures. A new benchmark joins `bench NAME` and `bench all` with one line here.
+    private var benchmarks: [(name: String, run: (String) async throws -> [BenchFigure])] {
+        [("enqueue", runEnqueue), ("drain", runDrain), ("latency", runLatency)]
+    }
+
+    @Argument(help: "Which benchmark: enqueue, drain, latency or all (memory: one part of enqueue, in its own process).")
     var name: String = "enqueue"
 
-    @Flag(help: "Print the figures as JSON on stdout.")
+    @Flag(help: "Print the figures as JSON on stdout, one object per line.")
     var json = false
 
-    @Option(parsing: .unconditional, help: "Events per throughput run.")
+    @Option(parsing: .unconditional, help: "Events per enqueue run.")
     var events: Int = 200_000
 
-    @Option(parsing: .unconditional, help: "Runs per side (the median is reported).")
+    @Option(parsing: .unconditional, help: "Runs of each figure and of its baseline (the median is reported).")
     var runs: Int = 5
 
     @Option(parsing: .unconditional, help: "Events queued for the memory figure.")
     var memoryEvents: Int = 1_000_000
 
+    @Option(parsing: .unconditional, help: "Backlog of the drain benchmark.")
+    var drainEvents: Int = 100_000
+
+    @Option(parsing: .unconditional, help: "Events of the latency benchmark.")
+    var latencyEvents: Int = 10_000
+
     @Option(parsing: .unconditional, help: "The sender's gzip level for drain and latency, 1 (fastest) to 9 (smallest).")
     var gzipLevel: Int = Gzip.defaultLevel
 
+    @Option(help: ArgumentHelp("Run this executable's `collector` command instead of this one's (A/B of two builds).", visibility: .hidden))
+    var collectorExecutable: String?
+
     func validate() throws {
-        guard ["enqueue", "memory", "drain", "latency", "all"].contains(name) else {
-            throw ValidationError("unknown benchmark '\(name)': use enqueue, drain, latency or all")
+        guard (Self.all + ["memory", "all"]).contains(name) else {
+            throw ValidationError("unknown benchmark '\(name)': use \((Self.all + ["all"]).joined(separator: ", "))")
         }
         guard (1...100_000_000).contains(events) else { throw ValidationError("--events must be 1...100000000, not \(events)") }
         guard (1...1_000).contains(runs) else { throw ValidationError("--runs must be 1...1000, not \(runs)") }
         guard (1...100_000_000).contains(memoryEvents) else {
             throw ValidationError("--memory-events must be 1...100000000, not \(memoryEvents)")
         }
+        guard (1...10_000_000).contains(drainEvents) else { throw ValidationError("--drain-events must be 1...10000000, not \(drainEvents)") }
+        guard (1...10_000_000).contains(latencyEvents) else {
+            throw ValidationError("--latency-events must be 1...10000000, not \(latencyEvents)")
+        }
         guard (1...9).contains(gzipLevel) else { throw ValidationError("--gzip-level \(gzipLevel) is not in 1...9") }
+        if let collectorExecutable, !FileManager.default.isExecutableFile(atPath: collectorExecutable) {
+            throw ValidationError("--collector-executable \(collectorExecutable) is not an executable file")
+        }
     }
 
     func run() async throws {
@@ -51,149 +83,201 @@ struct BenchCommand: AsyncParsableCommand {
         defer {
             do { try FileManager.default.removeItem(atPath: directory) } catch { Output.error("beacon: could not remove \(directory): \(error)") }
         }
-        switch name {
-        case "memory":
+        if name == "memory" {
             let stored = try await EnqueueBenchmark.fillForMemory(path: directory + "/memory.sqlite", count: memoryEvents)
             let report: JSONValue = [
                 "events": .int(stored), "peakResidentBytes": .int(ProcessMemory.peakResidentBytes ?? -1),
                 "residentBytes": .int(ProcessMemory.residentBytes ?? -1),
             ]
             Output.line(report.jsonString)
-        case "drain":
-            try await runDrain(directory: directory)
-        case "latency":
-            try await runLatency(directory: directory)
-        case "all":
-            try await runEnqueue(directory: directory)
-            try await runDrain(directory: directory)
-            try await runLatency(directory: directory)
-        default:
-            try await runEnqueue(directory: directory)
+            return
+        }
+        for benchmark in benchmarks where name == "all" || name == benchmark.name {
+            report(try await benchmark.run(directory))
         }
     }
 
-    private func runEnqueue(directory: String) async throws {
+    private func report(_ figures: [BenchFigure]) {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let load = LoadAverage.oneMinute
+        for figure in figures {
+            if json {
+                Output.line(figure.json(cores: cores, loadAverage: load).jsonString)
+            } else {
+                Output.line(figure.text)
+            }
+        }
+        if !json { Output.line("  (\(cores) cores, load average \(load.map { String(round2($0)) } ?? "?") over the last minute)") }
+    }
+
+    private func progress(_ line: String) { Output.error("bench: \(line)") }
+
+    // MARK: enqueue
+
+    private func runEnqueue(directory: String) async throws -> [BenchFigure] {
         var benchmark = EnqueueBenchmark(directory: directory)
         benchmark.events = events
         benchmark.runs = runs
-        let result = try await benchmark.run { Output.error("bench: \($0)") }
-        Output.error("bench: memory with \(memoryEvents) events queued (own process)...")
-        let memory = try memoryInChildProcess()
-        let peak = memory["peakResidentBytes"]?.intValue ?? -1
-        if json {
-            let report: JSONValue = [
-                "benchmark": "enqueue",
-                "events": .int(events), "runs": .int(runs),
-                "propertyBytes": .int(result.propertyBytes), "payloadBytes": .int(result.payloadBytes),
-                "rawRowsPerSecond": .array(result.rawRowsPerSecond.map { .double($0.rounded()) }),
-                "engineEventsPerSecond": .array(result.engineEventsPerSecond.map { .double($0.rounded()) }),
-                "rawMedian": .double(result.rawMedian.rounded()), "engineMedian": .double(result.engineMedian.rounded()),
-                "ratio": .double((result.ratio * 1000).rounded() / 1000),
-                "trackLatencyMicroseconds": [
-                    "p50": .double(round2(result.latencyMicroseconds.p50)), "p99": .double(round2(result.latencyMicroseconds.p99)),
-                    "p999": .double(round2(result.latencyMicroseconds.p999)), "max": .double(round2(result.latencyMicroseconds.max)),
-                ],
-                "memory": .object(memory),
-            ]
-            Output.line(report.jsonString)
-        } else {
-            Output.line("enqueue: \(events) events x \(runs) runs, \(result.propertyBytes) B of properties (\(result.payloadBytes) B per event)")
-            Output.line("  raw SQLite inserts   median \(Int(result.rawMedian)) rows/s")
-            Output.line("  engine (durable)     median \(Int(result.engineMedian)) events/s")
-            Output.line("  ratio                \(String(format: "%.2f", result.ratio))")
-            Output.line("  track() latency      p50 \(round2(result.latencyMicroseconds.p50)) µs, p99 \(round2(result.latencyMicroseconds.p99)) µs, p99.9 \(round2(result.latencyMicroseconds.p999)) µs")
-            Output.line("  memory               peak RSS \(peak / 1_048_576) MiB with \(memory["events"]?.intValue ?? 0) events queued")
+        let result = try await benchmark.run { progress($0) }
+        progress("memory with 1 and \(memoryEvents) events queued, each in its own process, \(runs) runs...")
+        var one: [Double] = []
+        var many: [Double] = []
+        var oneSettled: [Double] = []
+        var manySettled: [Double] = []
+        for _ in 1...runs {
+            let small = try EnqueueBenchmark.memoryInChildProcess(count: 1)
+            let large = try EnqueueBenchmark.memoryInChildProcess(count: memoryEvents)
+            one.append(Double(small["peakResidentBytes"]?.intValue ?? -1))
+            many.append(Double(large["peakResidentBytes"]?.intValue ?? -1))
+            oneSettled.append(Double(small["residentBytes"]?.intValue ?? -1))
+            manySettled.append(Double(large["residentBytes"]?.intValue ?? -1))
         }
+        let mebibyte = 1_048_576.0
+        var enqueue = BenchFigure(
+            benchmark: "enqueue", figure: "durable enqueue (track to committed)", unit: "events/s", values: result.engineEventsPerSecond,
+            baseline: "raw SQLite: the same rows, one cached single-row INSERT, one transaction", baselineValues: result.rawRowsPerSecond,
+            target: .ratioAtLeast(1.0))
+        enqueue.details = [
+            "events": .int(events), "propertyBytes": .int(result.propertyBytes), "payloadBytes": .int(result.payloadBytes),
+        ]
+        let running = BenchFigure(
+            benchmark: "enqueue", figure: "enqueue with an engine running (manual policy, nothing sent)", unit: "events/s",
+            values: result.runningEngineEventsPerSecond, baseline: "a bare Tracker over the same kind of queue",
+            baselineValues: result.bareTrackerEventsPerSecond, target: .ratioWithin(0.03))
+        var latency = BenchFigure(
+            benchmark: "enqueue", figure: "track() p99", unit: "µs", values: result.trackP99Microseconds, target: .valueBelow(10))
+        latency.details = [
+            "p50": .double(round2(BenchmarkStatistics.median(result.trackP50Microseconds))),
+            "p999": .double(round2(BenchmarkStatistics.median(result.trackP999Microseconds))),
+            "callsPerRun": .int(benchmark.latencyCalls),
+        ]
+        var memory = BenchFigure(
+            benchmark: "enqueue", figure: "peak RSS growth from 1 to \(memoryEvents) events queued (own process)", unit: "MiB",
+            values: zip(many, one).map { ($0 - $1) / mebibyte }, target: .valueAtMost(5))
+        memory.details = [
+            "peakMiBWithOne": .double(round2(BenchmarkStatistics.median(one) / mebibyte)),
+            "peakMiBWithMany": .double(round2(BenchmarkStatistics.median(many) / mebibyte)),
+            "settledGrowthMiB": .double(round2(BenchmarkStatistics.median(zip(manySettled, oneSettled).map { ($0 - $1) / mebibyte }))),
+        ]
+        return [enqueue, running, latency, memory]
     }
 
-    private func runDrain(directory: String) async throws {
-        let benchmark = DeliveryBenchmark(directory: directory, gzipLevel: gzipLevel)
-        let backlog = 100_000
-        var rates: [Double] = []
-        var wire = 0
-        var stages: [DrainStages] = []
-        var cpu: [Double] = []
+    // MARK: drain and latency
+
+    private var delivery: DeliveryBenchmark {
+        DeliveryBenchmark(directory: "", gzipLevel: gzipLevel, collectorExecutable: collectorExecutable ?? BenchChild.currentExecutable)
+    }
+
+    private func runDrain(directory: String) async throws -> [BenchFigure] {
+        var benchmark = delivery
+        benchmark.directory = directory
+        progress("drain: collector is \(CollectorProcess.description)")
+        var engine: [DeliveryBenchmark.EngineRun] = []
+        var raw: [DeliveryBenchmark.RawRun] = []
+        var client: [Duration] = []
+        var before: [CollectorStages] = []
+        var after: [CollectorStages] = []
         for run in 1...runs {
-            let (rate, bytes, cpuSeconds, runStages) = try await benchmark.drain(events: backlog, batchSize: 500, run: run)
-            rates.append(rate)
-            wire = bytes
-            stages.append(runStages)
-            cpu.append(cpuSeconds)
-            Output.error(
-                "bench: drain run \(run)/\(runs): \(Int(saturating: rate)) events/s stored, CPU \(Int(saturating: cpuSeconds * 1000)) ms; per batch \(runStages.text)")
+            let engineRun = try await benchmark.drain(events: drainEvents, batchSize: 500, run: run)
+            let rawRun = try await benchmark.replay(engineRun.bodies, gzip: true, events: drainEvents, run: run, name: "drain")
+            client.append(try await benchmark.clientReplay(engineRun.bodies, events: drainEvents, run: run, name: "drain"))
+            engine.append(engineRun)
+            raw.append(rawRun)
+            before.append(try await CollectorStages(
+                bodies: engineRun.bodies, gzipped: true, path: "\(directory)/profile-drain-before-\(run).sqlite", policy: .onCommit(pages: 1_000)))
+            after.append(try await CollectorStages(
+                bodies: engineRun.bodies, gzipped: true, path: "\(directory)/profile-drain-after-\(run).sqlite", policy: .default))
+            progress(
+                "drain run \(run)/\(runs): engine \(Int(saturating: Double(drainEvents) / engineRun.elapsed.inSeconds)) events/s "
+                    + "(CPU \(Int(saturating: engineRun.engineCPUSeconds * 1000)) ms + collector \(Int(saturating: engineRun.collectorCPUSeconds * 1000)) ms), "
+                    + "raw \(Int(saturating: Double(drainEvents) / rawRun.elapsed.inSeconds)) events/s; per batch \(engineRun.stages.text)")
         }
-        let (plainRate, plainWire, _, _) = try await benchmark.drain(events: 20_000, batchSize: 500, run: 0, gzip: false)
-        let medianCPU = BenchmarkStatistics.median(cpu)
-        let medianStages = DrainStages(
-            peekMilliseconds: BenchmarkStatistics.median(stages.map(\.peekMilliseconds)),
-            sendMilliseconds: BenchmarkStatistics.median(stages.map(\.sendMilliseconds)),
-            settleMilliseconds: BenchmarkStatistics.median(stages.map(\.settleMilliseconds)))
-        let median = BenchmarkStatistics.median(rates)
-        let perEventGzip = Double(wire) / Double(backlog)
-        let perEventPlain = Double(plainWire) / 20_000
-        if json {
-            let report: JSONValue = [
-                "benchmark": "drain", "backlog": .int(backlog), "batchSize": 500, "gzipLevel": .int(gzipLevel), "runs": .int(runs),
-                "eventsPerSecond": .array(rates.map { .double($0.rounded()) }), "median": .double(median.rounded()),
-                "wireBytesPerEventGzip": .double(round2(perEventGzip)), "wireBytesPerEventPlain": .double(round2(perEventPlain)),
-                "plainEventsPerSecond": .double(plainRate.rounded()),
-                "medianStageMillisecondsPerBatch": medianStages.json,
-                "medianCPUSeconds": .double(round2(medianCPU * 1000) / 1000),
-            ]
-            Output.line(report.jsonString)
-        } else {
-            Output.line("drain: \(backlog)-event backlog to a collector on 127.0.0.1, batch size 500, gzip level \(gzipLevel), \(runs) runs")
-            Output.line("  median               \(Int(median)) events/s stored")
-            Output.line("  per batch (median)   \(medianStages.text)")
-            Output.line("  CPU time (median)    \(Int(medianCPU * 1000)) ms for the backlog, all threads")
-            Output.line("  wire bytes per event \(round2(perEventGzip)) gzip, \(round2(perEventPlain)) plain (\(Int(saturating: plainRate)) events/s plain)")
-        }
+        let plainEvents = min(20_000, drainEvents)
+        let plain = try await benchmark.drain(events: plainEvents, batchSize: 500, run: 0, gzip: false)
+        var figure = BenchFigure(
+            benchmark: "drain", figure: "drain a \(drainEvents)-event backlog, batch 500, gzip \(gzipLevel)", unit: "events/s",
+            values: engine.map { Double(drainEvents) / $0.elapsed.inSeconds },
+            baseline: "raw POST of the same gzipped bodies, back to back over one kept-alive connection",
+            baselineValues: raw.map { Double(drainEvents) / $0.elapsed.inSeconds }, target: .ratioAtLeast(0.8))
+        figure.details = deliveryDetails(engine: engine, raw: raw, client: client, before: before, after: after)
+        figure.details["wireBytesPerEventGzip"] = .double(round2(Double(engine.last?.wireBytes ?? 0) / Double(drainEvents)))
+        figure.details["wireBytesPerEventPlain"] = .double(round2(Double(plain.wireBytes) / Double(plainEvents)))
+        figure.details["plainEventsPerSecond"] = .double((Double(plainEvents) / plain.elapsed.inSeconds).rounded())
+        return [figure]
     }
 
-    private func runLatency(directory: String) async throws {
-        let benchmark = DeliveryBenchmark(directory: directory, gzipLevel: gzipLevel)
-        var times: [Double] = []
-        var cpu: [Double] = []
+    private func runLatency(directory: String) async throws -> [BenchFigure] {
+        var benchmark = delivery
+        benchmark.directory = directory
+        progress("latency: collector is \(CollectorProcess.description)")
+        var engine: [DeliveryBenchmark.EngineRun] = []
+        var raw: [DeliveryBenchmark.RawRun] = []
+        var client: [Duration] = []
+        var before: [CollectorStages] = []
+        var after: [CollectorStages] = []
         for run in 1...runs {
-            let (elapsed, cpuSeconds, tracked, stages) = try await benchmark.firstToLast(events: 10_000, batchSize: 100, run: run)
-            times.append(elapsed.inSeconds)
-            cpu.append(cpuSeconds)
-            Output.error(
-                "bench: latency run \(run)/\(runs): \(round2(elapsed.inSeconds * 1000)) ms (tracking \(round2(tracked.inSeconds * 1000)) ms), "
-                    + "CPU \(Int(saturating: cpuSeconds * 1000)) ms; per batch \(stages.text)")
+            let engineRun = try await benchmark.firstToLast(events: latencyEvents, batchSize: 100, run: run)
+            let rawRun = try await benchmark.replay(engineRun.bodies, gzip: true, events: latencyEvents, run: run, name: "latency")
+            client.append(try await benchmark.clientReplay(engineRun.bodies, events: latencyEvents, run: run, name: "latency"))
+            engine.append(engineRun)
+            raw.append(rawRun)
+            before.append(try await CollectorStages(
+                bodies: engineRun.bodies, gzipped: true, path: "\(directory)/profile-latency-before-\(run).sqlite", policy: .onCommit(pages: 1_000)))
+            after.append(try await CollectorStages(
+                bodies: engineRun.bodies, gzipped: true, path: "\(directory)/profile-latency-after-\(run).sqlite", policy: .default))
+            progress(
+                "latency run \(run)/\(runs): engine \(round2(engineRun.elapsed.inSeconds * 1000)) ms (tracking \(round2(engineRun.tracked.inSeconds * 1000)) ms, "
+                    + "CPU \(Int(saturating: engineRun.engineCPUSeconds * 1000)) ms + collector \(Int(saturating: engineRun.collectorCPUSeconds * 1000)) ms), "
+                    + "raw \(round2(rawRun.elapsed.inSeconds * 1000)) ms; per batch \(engineRun.stages.text)")
         }
-        let median = BenchmarkStatistics.median(times)
-        let medianCPU = BenchmarkStatistics.median(cpu)
-        if json {
-            let report: JSONValue = [
-                "benchmark": "latency", "events": 10_000, "batchSize": 100, "gzipLevel": .int(gzipLevel), "runs": .int(runs),
-                "seconds": .array(times.map { .double(round2($0 * 1000) / 1000) }), "medianSeconds": .double(round2(median * 1000) / 1000),
-                "medianCPUSeconds": .double(round2(medianCPU * 1000) / 1000),
-            ]
-            Output.line(report.jsonString)
-        } else {
-            Output.line("latency: first track to last of 10,000 events stored, batch size 100, gzip level \(gzipLevel), \(runs) runs")
-            Output.line("  median               \(round2(median * 1000)) ms")
-            Output.line("  CPU time (median)    \(Int(medianCPU * 1000)) ms, all threads (engine, sender and collector)")
-        }
+        var figure = BenchFigure(
+            benchmark: "latency", figure: "first track to last of \(latencyEvents) stored, batch 100, count 100 or 20 ms", unit: "s",
+            values: engine.map(\.elapsed.inSeconds),
+            baseline: "raw POST of the same gzipped bodies, back to back over one kept-alive connection",
+            baselineValues: raw.map(\.elapsed.inSeconds), target: .ratioAtMost(1.3))
+        figure.details = deliveryDetails(engine: engine, raw: raw, client: client, before: before, after: after)
+        figure.details["medianTrackingSeconds"] = .double(round3(BenchmarkStatistics.median(engine.map(\.tracked.inSeconds))))
+        return [figure]
     }
 
-    private func memoryInChildProcess() throws -> [String: JSONValue] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["bench", "memory", "--memory-events", String(memoryEvents)]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        // Unreadable output is reported as the child's failure just below.
-        guard process.terminationStatus == 0,
-              let value = try? JSONDecoder().decode(JSONValue.self, from: data), let object = value.objectValue
-        else {
-            throw CLIError.runtime("the memory benchmark process failed (exit \(process.terminationStatus))")
-        }
-        return object
+    /// CPU, stages and round trips of a delivery benchmark, as JSON details.
+    private func deliveryDetails(
+        engine: [DeliveryBenchmark.EngineRun], raw: [DeliveryBenchmark.RawRun], client: [Duration], before: [CollectorStages],
+        after: [CollectorStages]
+    ) -> [String: JSONValue] {
+        let stages = EngineStages(medianOf: engine.map(\.stages))
+        let rawRoundTrip = BenchmarkStatistics.median(raw.map { BenchmarkStatistics.median($0.roundTrips.map(\.inSeconds)) }) * 1000
+        let beforeStages = CollectorStages(medianOf: before)
+        let afterStages = CollectorStages(medianOf: after)
+        progress("  engine stages per batch (median): \(stages.text)")
+        let batches = Double(max(1, engine.last?.bodies.count ?? 1))
+        let clientPerBatch = BenchmarkStatistics.median(client.map(\.inSeconds)) / batches * 1000
+        progress("  raw POST round trip per batch (median): \(round3(rawRoundTrip)) ms")
+        progress("  the engine's HTTP client alone, same bodies one after another (mean per batch): \(round3(clientPerBatch)) ms")
+        progress(
+            "  engine span (median s): before the first send \(round3(BenchmarkStatistics.median(engine.map(\.beforeFirstSend.inSeconds)))), "
+                + "first send to last response \(round3(BenchmarkStatistics.median(engine.map(\.sending.inSeconds)))) "
+                + "(sends alone \(round3(BenchmarkStatistics.median(engine.map(\.sendTotal.inSeconds))))), "
+                + "after the last response \(round3(BenchmarkStatistics.median(engine.map(\.afterLastSend.inSeconds))))")
+        progress("  collector steps, checkpoint on commit (before): \(beforeStages.text)")
+        progress("  collector steps, checkpoint in the background (now): \(afterStages.text)")
+        return [
+            "collector": .string(CollectorProcess.description + (collectorExecutable.map { " (\($0))" } ?? "")),
+            "batches": .int(engine.last?.bodies.count ?? 0), "gzipLevel": .int(gzipLevel),
+            "engineCPUSeconds": .double(round3(BenchmarkStatistics.median(engine.map(\.engineCPUSeconds)))),
+            "engineCollectorCPUSeconds": .double(round3(BenchmarkStatistics.median(engine.map(\.collectorCPUSeconds)))),
+            "rawCollectorCPUSeconds": .double(round3(BenchmarkStatistics.median(raw.map(\.collectorCPUSeconds)))),
+            "engineStageMillisecondsPerBatch": stages.json,
+            "engineSpanSeconds": [
+                "beforeFirstSend": .double(round3(BenchmarkStatistics.median(engine.map(\.beforeFirstSend.inSeconds)))),
+                "firstSendToLastResponse": .double(round3(BenchmarkStatistics.median(engine.map(\.sending.inSeconds)))),
+                "sumOfSends": .double(round3(BenchmarkStatistics.median(engine.map(\.sendTotal.inSeconds)))),
+                "afterLastResponse": .double(round3(BenchmarkStatistics.median(engine.map(\.afterLastSend.inSeconds)))),
+            ],
+            "rawRoundTripMillisecondsPerBatch": .double(round3(rawRoundTrip)),
+            "clientReplayMillisecondsPerBatch": .double(round3(clientPerBatch)),
+            "collectorStepsMillisecondsPerBatch": ["checkpointOnCommit": beforeStages.json, "checkpointInBackground": afterStages.json],
+        ]
     }
 }
 

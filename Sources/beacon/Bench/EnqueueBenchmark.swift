@@ -2,6 +2,7 @@
 import BeaconWire
 import Foundation
 import GRDB
+import Logging
 
 /// `beacon bench enqueue`: durable enqueue throughput against raw SQLite inserts of the
 /// same rows, `track` call latency, and memory with a million events queued.
@@ -30,7 +31,13 @@ struct EnqueueBenchmark: Sendable {
     struct Result: Sendable {
         public var rawRowsPerSecond: [Double] = []
         public var engineEventsPerSecond: [Double] = []
-        public var latencyMicroseconds: (p50: Double, p99: Double, p999: Double, max: Double) = (0, 0, 0, 0)
+        /// A bare `Tracker` over its queue, and the same with an engine running over it.
+        public var bareTrackerEventsPerSecond: [Double] = []
+        public var runningEngineEventsPerSecond: [Double] = []
+        /// `track` call latency percentiles, one value per run.
+        public var trackP50Microseconds: [Double] = []
+        public var trackP99Microseconds: [Double] = []
+        public var trackP999Microseconds: [Double] = []
         public var propertyBytes = 0
         public var payloadBytes = 0
 
@@ -48,11 +55,27 @@ struct EnqueueBenchmark: Sendable {
         for run in 1...runs {
             let raw = try rawInserts(run: run)
             result.rawRowsPerSecond.append(raw)
-            let engine = try await engineEnqueue(run: run)
+            // The two tracker runs take turns going first, so neither always follows the other.
+            let engine: Double
+            let running: Double
+            if run % 2 == 1 {
+                engine = try await engineEnqueue(run: run)
+                running = try await engineEnqueue(run: run, withEngineRunning: true)
+            } else {
+                running = try await engineEnqueue(run: run, withEngineRunning: true)
+                engine = try await engineEnqueue(run: run)
+            }
             result.engineEventsPerSecond.append(engine)
-            progress("run \(run)/\(runs): raw SQLite \(Int(saturating: raw)) rows/s, engine \(Int(saturating: engine)) events/s")
+            result.runningEngineEventsPerSecond.append(running)
+            let latency = try await latency()
+            result.trackP50Microseconds.append(latency.0)
+            result.trackP99Microseconds.append(latency.1)
+            result.trackP999Microseconds.append(latency.2)
+            progress(
+                "run \(run)/\(runs): raw SQLite \(Int(saturating: raw)) rows/s, bare tracker \(Int(saturating: engine)) events/s, "
+                    + "engine running \(Int(saturating: running)) events/s, track p99 \(round2(latency.1)) µs")
         }
-        result.latencyMicroseconds = try await latency()
+        result.bareTrackerEventsPerSecond = result.engineEventsPerSecond
         return result
     }
 
@@ -82,23 +105,51 @@ struct EnqueueBenchmark: Sendable {
     }
 
     /// The engine: `track` (validate, id, timestamp, encode) on this task, group commit on
-    /// the writer, timed from the first call until every event is committed.
-    func engineEnqueue(run: Int) async throws -> Double {
-        let path = "\(directory)/engine-\(run).sqlite"
+    /// the writer, timed from the first call until every event is committed. With
+    /// `withEngineRunning`, the calls go through a running engine's tracker (its observer
+    /// and batcher awake, the policy manual so nothing is sent during the run) instead of
+    /// a bare `Tracker`: the difference is what running the engine costs the caller.
+    func engineEnqueue(run: Int, withEngineRunning: Bool = false) async throws -> Double {
+        let path = "\(directory)/engine-\(run)-\(withEngineRunning).sqlite"
         defer { Self.remove(path) }
-        let queue = try SQLiteEventQueue(path: path)
-        let tracker = Tracker(queue: queue)
-        let start = ContinuousClock.now
-        for _ in 0..<events {
-            try tracker.track("Benchmark Event", properties: Self.properties)
+        let queue = try SQLiteEventQueue(path: path, logger: Self.quietLogger)
+        let elapsed: Double
+        if withEngineRunning {
+            let engine = BeaconEngine(
+                queue: queue, destination: Destination(sender: AcceptingSender()), settings: EngineSettings(policy: .manual),
+                logger: Self.quietLogger)
+            elapsed = try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await engine.run() }
+                // The engine is up (observer and batcher waiting) before the clock starts.
+                _ = await engine.observer.firstSnapshot { !$0.destinations.isEmpty }
+                let seconds = try await Self.timedEnqueue(events, into: engine.tracker, queue: queue)
+                group.cancelAll()
+                return seconds
+            }
+        } else {
+            elapsed = try await Self.timedEnqueue(events, into: Tracker(queue: queue), queue: queue)
         }
-        await queue.waitForPendingWrites()
-        let elapsed = start.duration(to: .now).inSeconds
         guard queue.depth.events == events else {
             throw StorageError(kind: .other, message: "benchmark stored \(queue.depth.events) of \(events) events")
         }
         return Double(events) / elapsed
     }
+
+    /// Seconds from the first of `count` `track` calls until all are committed.
+    private static func timedEnqueue(_ count: Int, into tracker: Tracker, queue: SQLiteEventQueue) async throws -> Double {
+        let start = ContinuousClock.now
+        for _ in 0..<count {
+            try tracker.track("Benchmark Event", properties: Self.properties)
+        }
+        await queue.waitForPendingWrites()
+        return start.duration(to: .now).inSeconds
+    }
+
+    private static let quietLogger: Logger = {
+        var logger = Logger(label: "beacon.bench")
+        logger.logLevel = .critical
+        return logger
+    }()
 
     /// Fire-and-forget `track` call latency, each call timed on its own.
     func latency() async throws -> (Double, Double, Double, Double) {
@@ -125,7 +176,7 @@ struct EnqueueBenchmark: Sendable {
     }
 
     /// Tracks `count` events into a fresh store and waits for them; the caller reads the
-    /// process's peak memory afterwards (run it in a process of its own).
+    /// process's memory afterwards (run it in a process of its own).
     static func fillForMemory(path: String, count: Int) async throws -> Int {
         let queue = try SQLiteEventQueue(path: path)
         let tracker = Tracker(queue: queue)
@@ -134,6 +185,21 @@ struct EnqueueBenchmark: Sendable {
         }
         await queue.waitForPendingWrites()
         return queue.depth.events
+    }
+
+    /// Runs `beacon bench memory --memory-events count` in a process of its own and returns
+    /// its report (events, peak and settled resident bytes).
+    static func memoryInChildProcess(count: Int) throws -> [String: JSONValue] {
+        let child = try BenchChild(
+            executable: BenchChild.currentExecutable, arguments: ["bench", "memory", "--memory-events", String(count)], passStderr: true)
+        let output = child.readToEnd(timeout: .seconds(600))
+        let status = child.wait(timeout: .seconds(30)) ?? child.stop()
+        // Unreadable output is reported as the child's failure just below.
+        guard status == 0, let value = try? JSONDecoder().decode(JSONValue.self, from: Data(output.utf8)), let object = value.objectValue
+        else {
+            throw CLIError.runtime("the memory benchmark process failed (exit \(status)): \(output.prefix(300))")
+        }
+        return object
     }
 
     /// Removes a store file and its WAL and shared-memory files.
@@ -146,4 +212,11 @@ struct EnqueueBenchmark: Sendable {
             }
         }
     }
+}
+
+/// A destination that takes every batch at once (the engine-running figure sends nothing
+/// during its run; this is only there so the engine has a destination).
+private struct AcceptingSender: EventSender {
+    var endpointDescription: String { "bench://accepting" }
+    func send(_ batch: OutgoingBatch) async -> SendResult { SendResult(.delivered) }
 }

@@ -7,7 +7,7 @@ import GRDBSQLite
 /// path and its raw-SQLite baseline in `beacon bench enqueue` both use it.
 @_spi(Benchmarks) public struct EventRowInserter {
     private let statement: Statement
-    private let db: Database
+    let db: Database
 
     /// Prepares (or takes from `db`'s cache) the insert statement.
     public init(_ db: Database) throws {

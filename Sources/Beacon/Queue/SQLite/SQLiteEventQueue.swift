@@ -127,6 +127,10 @@ public final class SQLiteEventQueue: EventQueue {
             try pool.writeWithoutTransaction { db in
                 // DatabasePool sets NORMAL on its writer after prepareDatabase: set it here.
                 try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+                // The writer appends at the tail and settles near the head: 1 MiB of page
+                // cache (SQLite's default is 2 MiB) holds both, and a queue filling its
+                // store does not keep a full default cache of pages it will not read again.
+                try db.execute(sql: "PRAGMA cache_size = -1024")
             }
             let migrator = StoreSchema.migrator()
             try pool.read { db in try StoreSchema.refuseNewerSchema(db, migrator: migrator, path: path) }
@@ -491,15 +495,10 @@ public final class SQLiteEventQueue: EventQueue {
                     // committed since this group was taken.
                     var snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
                     var stored = snapshot.stored
-                    let insert = try EventRowInserter(db)
-                    for event in group {
-                        try insert.insert(
-                            seq: stored.nextSeq, messageId: event.messageId, name: event.name, payload: event.payload,
-                            createdAt: event.createdAt.millisecondsSince1970)
-                        stored.nextSeq += 1
-                        stored.depth += 1
-                        stored.bytes += event.payload.count
-                    }
+                    try EventRowInserter(db).insert(group, firstSeq: stored.nextSeq)
+                    for event in group { stored.bytes += event.payload.count }
+                    stored.nextSeq += Int64(group.count)
+                    stored.depth += group.count
                     stored.committed += group.count
                     stored.dropped += memoryDrops  // drops from memory while the store failed
                     for name in snapshot.destinations.keys { snapshot.destinations[name]?.pending += group.count }

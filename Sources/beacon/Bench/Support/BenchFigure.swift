@@ -1,0 +1,118 @@
+import BeaconWire
+import Foundation
+
+/// One benchmark figure, measured over several runs beside its baseline in the same
+/// invocation: the medians, their ratio, and the target the ratio (or the figure) has.
+struct BenchFigure {
+    /// What a figure must reach.
+    enum Target: Equatable {
+        /// ratio ≥ value
+        case ratioAtLeast(Double)
+        /// ratio ≤ value
+        case ratioAtMost(Double)
+        /// |ratio − 1| ≤ value
+        case ratioWithin(Double)
+        /// figure ≤ value (in the figure's unit)
+        case valueAtMost(Double)
+        /// figure < value (in the figure's unit)
+        case valueBelow(Double)
+
+        var text: String {
+            switch self {
+            case .ratioAtLeast(let value): return "ratio >= \(value)"
+            case .ratioAtMost(let value): return "ratio <= \(value)"
+            case .ratioWithin(let value): return "ratio within \(value * 100)% of 1"
+            case .valueAtMost(let value): return "<= \(value)"
+            case .valueBelow(let value): return "< \(value)"
+            }
+        }
+    }
+
+    var benchmark: String
+    /// What is measured, e.g. "events/s stored".
+    var figure: String
+    var unit: String
+    /// One value per run.
+    var values: [Double]
+    /// What the figure is compared with (nil: it stands alone).
+    var baseline: String?
+    var baselineValues: [Double] = []
+    var target: Target?
+    /// More figures of the benchmark (stages, CPU, bytes), as they go into the JSON.
+    var details: [String: JSONValue] = [:]
+
+    var median: Double { BenchmarkStatistics.median(values) }
+    var baselineMedian: Double? { baseline == nil ? nil : BenchmarkStatistics.median(baselineValues) }
+
+    /// The figure's median over the baseline's median (nil without a baseline or with a
+    /// baseline of 0).
+    var ratio: Double? {
+        guard let baselineMedian, baselineMedian != 0, baselineMedian.isFinite, median.isFinite else { return nil }
+        return median / baselineMedian
+    }
+
+    /// Whether the target is met (nil without a target, or when the ratio it needs is missing).
+    var met: Bool? {
+        guard let target else { return nil }
+        switch target {
+        case .ratioAtLeast(let value): return ratio.map { $0 >= value }
+        case .ratioAtMost(let value): return ratio.map { $0 <= value }
+        case .ratioWithin(let value): return ratio.map { abs($0 - 1) <= value }
+        case .valueAtMost(let value): return median <= value
+        case .valueBelow(let value): return median < value
+        }
+    }
+
+    /// The figure as one JSON object, with the machine's core count and load.
+    func json(cores: Int, loadAverage: Double?) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "benchmark": .string(benchmark), "figure": .string(figure), "unit": .string(unit),
+            "median": .double(Self.rounded(median)), "values": .array(values.map { .double(Self.rounded($0)) }),
+            "runs": .int(values.count), "cores": .int(cores),
+        ]
+        if let baseline, let baselineMedian {
+            object["baseline"] = .string(baseline)
+            object["baselineMedian"] = .double(Self.rounded(baselineMedian))
+            object["baselineValues"] = .array(baselineValues.map { .double(Self.rounded($0)) })
+        }
+        if let ratio { object["ratio"] = .double(round3(ratio)) }
+        if let target { object["target"] = .string(target.text) }
+        if let met { object["met"] = .bool(met) }
+        if let loadAverage { object["loadAverage1m"] = .double(round2(loadAverage)) }
+        if !details.isEmpty { object["details"] = .object(details) }
+        return .object(object)
+    }
+
+    /// The figure in a few lines for a terminal.
+    var text: String {
+        var lines = ["\(benchmark): \(figure)  median \(Self.format(median)) \(unit)  (\(values.count) runs)"]
+        if let baseline, let baselineMedian {
+            lines.append("  baseline: \(baseline)  median \(Self.format(baselineMedian)) \(unit)")
+        }
+        if let ratio { lines.append("  ratio \(String(format: "%.3f", ratio))") }
+        if let target, let met { lines.append("  target \(target.text): \(met ? "met" : "NOT met")") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Big figures to whole units, small ones to 4 significant digits.
+    static func rounded(_ value: Double) -> Double {
+        guard value.isFinite else { return 0 }
+        if abs(value) >= 1000 { return value.rounded() }
+        let scale = pow(10, 3 - floor(log10(max(abs(value), 1e-12))))
+        return (value * scale).rounded() / scale
+    }
+
+    static func format(_ value: Double) -> String {
+        abs(value) >= 1000 ? String(Int64(saturating: value.rounded())) : String(rounded(value))
+    }
+}
+
+/// The machine's 1-minute load average, from `/proc/loadavg`.
+enum LoadAverage {
+    static var oneMinute: Double? {
+        guard let handle = FileHandle(forReadingAtPath: "/proc/loadavg") else { return nil }
+        defer { try? handle.close() }  // read-only: a failed close loses nothing
+        let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        return text.split(separator: " ").first.flatMap { Double($0) }
+    }
+}
