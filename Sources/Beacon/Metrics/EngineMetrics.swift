@@ -88,12 +88,8 @@ public final class EngineMetrics: Service, Sendable {
     /// Reports every snapshot the observer publishes until graceful shutdown or cancellation.
     public func run() async {
         let snapshots = await observer.snapshots()
-        do {
-            for try await snapshot in snapshots.cancelOnGracefulShutdown() {
-                await update(with: snapshot)
-            }
-        } catch {
-            // Cancelled: stop reporting.
+        for await snapshot in snapshots.cancelOnGracefulShutdown() {
+            await update(with: snapshot)
         }
     }
 
