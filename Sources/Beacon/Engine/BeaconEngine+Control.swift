@@ -23,7 +23,8 @@ extension BeaconEngine {
     /// Carries out one control command.
     func perform(_ command: ControlCommand) async -> Result<JSONValue, ControlRefusal> {
         switch command {
-        case .status:
+        case .status, .watch:
+            // The server repeats `watch`'s status itself, on the watching connection.
             return .success(await controlStatus())
         case .flush:
             guard !settings.current.isOffline else {

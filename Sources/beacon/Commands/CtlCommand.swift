@@ -14,6 +14,8 @@ struct CtlCommand: AsyncParsableCommand {
             (every one without DEST); its events stay queued. resume lifts that pause (and a \
             pause for refused credentials) and drains what waited. The engine serving FILE \
             listens on FILE.control (mode 0600; only its own user or root may command it). \
+            watch prints the status as JSON at once and then every --interval-ms, one line each, \
+            until --count lines or until interrupted. \
             Exit 0 when applied, 1 when refused or when no engine serves FILE, 2 on bad usage.
             """)
 
@@ -23,13 +25,13 @@ struct CtlCommand: AsyncParsableCommand {
     /// The verbs, and what argument each takes.
     static let verbs: [(name: String, takes: Takes)] = [
         ("status", .nothing), ("flush", .nothing), ("offline", .nothing), ("online", .nothing), ("policy", .required),
-        ("batch-size", .required), ("pause", .optional), ("resume", .optional),
+        ("batch-size", .required), ("pause", .optional), ("resume", .optional), ("watch", .nothing),
     ]
 
     @Option(help: "The store whose engine to command (an SQLite file).")
     var db: String
 
-    @Argument(help: "What to do: status, flush, offline, online, policy, batch-size, pause, resume.")
+    @Argument(help: "What to do: status, flush, offline, online, policy, batch-size, pause, resume, watch.")
     var verb: String
 
     @Argument(help: "The argument of policy (TEXT, e.g. 'count 7'), batch-size (N), or pause/resume (a destination's name).")
@@ -37,6 +39,12 @@ struct CtlCommand: AsyncParsableCommand {
 
     @Option(parsing: .unconditional, help: "Milliseconds to wait for the engine's answer (1...600000).")
     var timeoutMs: Int = 10_000
+
+    @Option(help: "With watch: milliseconds between snapshots (100...60000).")
+    var intervalMs: Int = ControlProtocol.defaultWatchInterval
+
+    @Option(help: "With watch: stop after this many snapshots (1...1000000; default: until interrupted).")
+    var count: Int?
 
     @Flag(help: """
         With status: print JSON (policy, batchSize, offline, depth, deadLetters, destinations with name, state, paused, \
@@ -51,7 +59,14 @@ struct CtlCommand: AsyncParsableCommand {
         if known.takes == .required && argument == nil { throw ValidationError("'\(verb)' needs an argument") }
         if known.takes == .nothing, let argument { throw ValidationError("'\(verb)' takes no argument, not '\(argument)'") }
         guard (1...600_000).contains(timeoutMs) else { throw ValidationError("--timeout-ms must be 1...600000, not \(timeoutMs)") }
-        if json && verb != "status" { throw ValidationError("--json goes with status only") }
+        if json && verb != "status" { throw ValidationError("--json goes with status only (watch always prints JSON)") }
+        guard ControlProtocol.watchIntervals.contains(intervalMs) else {
+            throw ValidationError("--interval-ms must be 100...60000, not \(intervalMs)")
+        }
+        if let count, !(1...1_000_000).contains(count) { throw ValidationError("--count must be 1...1000000, not \(count)") }
+        if verb != "watch" && (count != nil || intervalMs != ControlProtocol.defaultWatchInterval) {
+            throw ValidationError("--interval-ms and --count go with watch only")
+        }
         _ = try command()
     }
 
@@ -61,6 +76,7 @@ struct CtlCommand: AsyncParsableCommand {
         case "flush": return .flush
         case "offline": return .offline
         case "online": return .online
+        case "watch": return .watch(intervalMilliseconds: intervalMs)
         case "policy": return .policy(argument ?? "")
         case "pause", "resume":
             if let argument, let problem = ControlProtocol.problem(withName: argument) { throw ValidationError(problem) }
@@ -77,6 +93,7 @@ struct CtlCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if verb == "watch" { return try await watch() }
         let response = try await ControlCall.answer(ControlClient(store: db), try command(), within: .milliseconds(timeoutMs))
         switch response.outcome {
         case .failure(let refusal):
@@ -94,6 +111,31 @@ struct CtlCommand: AsyncParsableCommand {
                 Output.line("\(verb): applied")
             }
         }
+    }
+
+    /// `watch`: one JSON line per snapshot until `--count`, the engine closes, or an interrupt.
+    private func watch() async throws {
+        let client = ControlClient(store: db)
+        let limit = count
+        var printed = 0
+        var refusal: String?
+        do {
+            try await client.watch(intervalMilliseconds: intervalMs) { response in
+                switch response.outcome {
+                case .failure(let reason):
+                    refusal = reason.reason
+                    return false
+                case .success(let result):
+                    Output.line(result.jsonString)
+                    printed += 1
+                    return printed < (limit ?? Int.max)
+                }
+            }
+        } catch {
+            throw CLIError.runtime(error.message)
+        }
+        if let refusal { throw CLIError.runtime("the engine refused 'watch': \(refusal)") }
+        if printed == 0 { throw CLIError.runtime("the engine at \(client.socketPath) closed the connection without answering") }
     }
 
     static func printStatus(_ result: JSONValue) {

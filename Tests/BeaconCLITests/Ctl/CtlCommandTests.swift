@@ -45,6 +45,8 @@ struct CtlCommandTests {
 
     @Test("bad usage exits 2", arguments: [
         ["frobnicate"], ["policy"], ["batch-size", "many"], ["batch-size", "0"], ["flush", "now"], ["flush", "--json"],
+        ["watch", "--interval-ms", "99"], ["watch", "--interval-ms", "1e300"], ["watch", "--count", "0"],
+        ["watch", "--count", "-1"], ["watch", "--count", "9223372036854775808"], ["status", "--count", "2"], ["watch", "now"],
     ])
     func badUsage(arguments: [String]) async throws {
         let result = try await BeaconProcess.run(["ctl", "--db", "/tmp/nowhere.sqlite"] + arguments)
@@ -84,6 +86,20 @@ struct CtlCommandTests {
         #expect(text.stdout.contains("policy       count 7"))
         #expect(text.stdout.contains("offline      no"))
         #expect(served.engine.settings.current.policy == .count(7))
+        try await served.stop()
+    }
+
+    @Test("watch prints one JSON status per snapshot and stops after --count")
+    func watchPrintsSnapshots() async throws {
+        let served = try await Served.start()
+        let result = try await BeaconProcess.run(["ctl", "--db", served.store, "watch", "--interval-ms", "100", "--count", "3"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 3)
+        for line in lines {
+            let json = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(json?["depth"] is Int && json?["policy"] is String, "\(line)")
+        }
         try await served.stop()
     }
 

@@ -31,6 +31,38 @@ public struct ControlClient: Sendable {
     /// Sends raw bytes as one request (a newline is added when missing) and waits for the
     /// first response line: for diagnostics and tests of malformed input.
     public func send(line: [UInt8]) async throws(ControlClientError) -> ControlResponse {
+        var first: ControlResponse?
+        try await exchange(line: line) { response in
+            first = response
+            return false
+        }
+        guard let first else {
+            throw ControlClientError(kind: .badResponse, message: "the engine at \(socketPath) closed the connection without answering")
+        }
+        return first
+    }
+
+    /// Sends `watch` and hands each snapshot (a `status` response) to `body` until it
+    /// returns `false`, the engine refuses or closes the connection, or the task is cancelled.
+    ///
+    /// ```swift
+    /// try await client.watch(intervalMilliseconds: 500) { response in
+    ///     print(response.line)
+    ///     return true
+    /// }
+    /// ```
+    public func watch(
+        intervalMilliseconds: Int = ControlProtocol.defaultWatchInterval, id: Int = 1,
+        _ body: (ControlResponse) async -> Bool
+    ) async throws(ControlClientError) {
+        let line = ControlRequest(id: id, command: .watch(intervalMilliseconds: intervalMilliseconds)).line
+        try await exchange(line: line) { response in
+            await body(response) && response.isApplied
+        }
+    }
+
+    /// Sends one request line and hands each response line to `handle` while it returns `true`.
+    private func exchange(line: [UInt8], _ handle: (ControlResponse) async -> Bool) async throws(ControlClientError) {
         var line = line
         if line.last != UInt8(ascii: "\n") { line.append(UInt8(ascii: "\n")) }
         let connection: NIOAsyncChannel<ControlLine, ByteBuffer>
@@ -49,19 +81,20 @@ public struct ControlClient: Sendable {
         }
         let sent = line
         do {
-            return try await connection.executeThenClose { responses, requests in
+            try await connection.executeThenClose { responses, requests in
                 try await requests.write(ByteBuffer(bytes: sent))
                 for try await frame in responses {
                     guard case .line(let bytes) = frame, !bytes.isEmpty else { continue }
                     guard let response = ControlProtocol.decodeResponse(bytes) else {
                         throw ControlClientError(kind: .badResponse, message: "the engine at \(socketPath) answered something that is not a response")
                     }
-                    return response
+                    guard await handle(response) else { return }
                 }
-                throw ControlClientError(kind: .badResponse, message: "the engine at \(socketPath) closed the connection without answering")
             }
         } catch let error as ControlClientError {
             throw error
+        } catch is CancellationError {
+            return
         } catch {
             throw ControlClientError(kind: .connection, message: "the connection to \(socketPath) failed: \(error)")
         }

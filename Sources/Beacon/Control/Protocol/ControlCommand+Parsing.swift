@@ -4,7 +4,7 @@ extension ControlCommand {
     /// The commands a request may name.
     static let known = [
         "status", "flush", "offline", "online", "policy", "batch-size", "pause", "resume", "dead-list", "dead-show", "dead-retry",
-        "dead-purge", "dead-export",
+        "dead-purge", "dead-export", "watch",
     ]
 
     /// Reads a command from its wire name and argument, or says why not.
@@ -57,6 +57,20 @@ extension ControlCommand {
                 after = Int64(number)
             }
             return limit(argument, of: name, default: ControlProtocol.deadLetterPage.upperBound).map { .deadExport(after: after, limit: $0) }
+        case "watch":
+            guard let argument else { return .success(.watch(intervalMilliseconds: ControlProtocol.defaultWatchInterval)) }
+            let usage = "\"watch\" takes nothing, or {\"intervalMs\": N} with N a whole number in "
+                + "\(ControlProtocol.watchIntervals.lowerBound)...\(ControlProtocol.watchIntervals.upperBound)"
+            guard case .object(let members) = argument, Set(members.keys).isSubset(of: ["intervalMs"]) else {
+                return .failure(ControlRefusal(reason: usage))
+            }
+            guard let given = members["intervalMs"], given != .null else {
+                return .success(.watch(intervalMilliseconds: ControlProtocol.defaultWatchInterval))
+            }
+            guard case .int(let interval) = given, ControlProtocol.watchIntervals.contains(interval) else {
+                return .failure(ControlRefusal(reason: usage))
+            }
+            return .success(.watch(intervalMilliseconds: interval))
         default:
             let shown = name.count > 40 ? String(name.prefix(40)) + "…" : name
             return .failure(ControlRefusal(reason: "unknown command \"\(ControlProtocol.printable(shown))\"; known: \(known.joined(separator: ", "))"))

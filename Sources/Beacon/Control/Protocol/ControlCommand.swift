@@ -31,6 +31,9 @@ public enum ControlCommand: Sendable, Hashable {
     /// Dead letters with their whole events, oldest first, after id `after`: one page of
     /// at most `limit` letters and about ``ControlProtocol/exportPageBytes``.
     case deadExport(after: Int64, limit: Int)
+    /// Stream `status` results on this connection, one every `intervalMilliseconds`
+    /// (within ``ControlProtocol/watchIntervals``), until the client closes it.
+    case watch(intervalMilliseconds: Int)
 
     /// The command's name on the wire.
     public var name: String {
@@ -48,6 +51,7 @@ public enum ControlCommand: Sendable, Hashable {
         case .deadRetry: return "dead-retry"
         case .deadPurge: return "dead-purge"
         case .deadExport: return "dead-export"
+        case .watch: return "watch"
         }
     }
 
@@ -65,6 +69,7 @@ public enum ControlCommand: Sendable, Hashable {
             case .ids(let ids): return .array(ids.map { .int(Int($0)) })
             }
         case .deadExport(let after, let limit): return ["after": .int(Int(after)), "limit": .int(limit)]
+        case .watch(let interval): return ["intervalMs": .int(interval)]
         case .status, .flush, .offline, .online: return nil
         }
     }
@@ -72,7 +77,7 @@ public enum ControlCommand: Sendable, Hashable {
     /// Whether it changes nothing (kept out of the info log: a monitor asks often).
     public var isRead: Bool {
         switch self {
-        case .status, .deadList, .deadShow, .deadExport: return true
+        case .status, .deadList, .deadShow, .deadExport, .watch: return true
         case .flush, .offline, .online, .policy, .batchSize, .pause, .resume, .deadRetry, .deadPurge: return false
         }
     }

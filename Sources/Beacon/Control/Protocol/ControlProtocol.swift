@@ -25,6 +25,7 @@ import Foundation
 /// | `dead-list` | none, or `{"limit": N}` (N in ``deadLetterPage``, default its top) | `total`, `deadLetters` newest first (id, destination, reason, status, failedAt, messageId, name, preview) |
 /// | `dead-show` | an id | the dead letter, its whole `event` |
 /// | `dead-retry`, `dead-purge` | `"all"`, or an array of at most ``maxIDs`` ids | `done`, `missing`, `refused` (ids), `count` |
+/// | `watch` | none, or `{"intervalMs": N}` (N in ``watchIntervals``, default 1,000) | a `status` result at once and then one every N ms, each a response line with the request's id, until the client closes the connection (it takes the connection: send other commands on another) |
 /// | `dead-export` | none, or `{"after": ID, "limit": N}` | `deadLetters` oldest first with their whole `event`, at most N and about ``exportPageBytes``; `next`: the `after` of the next page, or null |
 ///
 /// Ids are whole numbers in 1...2^62 (``deadLetterID(_:)``). Added in version 1 without
@@ -41,6 +42,10 @@ public enum ControlProtocol {
     public static let batchSizes = 1...10_000
     /// Deepest nesting of arrays and objects accepted in a request.
     static let maxNesting = 16
+    /// Milliseconds between the snapshots of a `watch`.
+    public static let watchIntervals = 100...60_000
+    /// The `watch` interval when none is given.
+    public static let defaultWatchInterval = 1_000
     /// Dead letters one `dead-list` or `dead-export` answer holds at most.
     public static let deadLetterPage = 1...1_000
     /// Ids one `dead-retry` or `dead-purge` may name.

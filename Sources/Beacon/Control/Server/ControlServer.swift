@@ -160,8 +160,17 @@ public final class ControlServer: Service, Sendable {
                         return
                     case .line(let bytes):
                         if bytes.isEmpty { continue }
-                        let response = await respond(to: bytes, from: peer)
+                        let (response, command) = await respond(to: bytes, from: peer)
                         try await responses.write(ByteBuffer(bytes: response.line))
+                        if case .watch(let interval)? = command {
+                            // The connection is the stream's now: a snapshot every interval until
+                            // the peer closes it (the write fails) or the server closes (cancelled).
+                            while true {
+                                try await Task.sleep(for: .milliseconds(interval))
+                                let snapshot = await statusResponse(id: response.id)
+                                try await responses.write(ByteBuffer(bytes: snapshot.line))
+                            }
+                        }
                     }
                 }
             }
@@ -170,25 +179,26 @@ public final class ControlServer: Service, Sendable {
         }
     }
 
-    private func respond(to line: [UInt8], from peer: ControlPeer?) async -> ControlResponse {
+    /// The answer to one request line, and the command when it was applied.
+    private func respond(to line: [UInt8], from peer: ControlPeer?) async -> (ControlResponse, ControlCommand?) {
         let request: ControlRequest
         switch ControlProtocol.decodeRequest(line) {
         case .request(let decoded): request = decoded
         case .refused(let refusal):
             record(refusal, command: "(unreadable)", peer: peer)
-            return refusal
+            return (refusal, nil)
         }
         guard let peer else {
             let response = ControlResponse(id: request.id, refusal: "refused: the peer's credentials could not be read")
             record(response, command: request.command.name, peer: nil)
-            return response
+            return (response, nil)
         }
         guard peer.mayCommand(engineUID: engineUID) else {
             let response = ControlResponse(
                 id: request.id,
                 refusal: "refused: peer uid \(peer.uid) (pid \(peer.pid)) may not command this engine; only uid \(engineUID) or root may")
             record(response, command: request.command.name, peer: peer)
-            return response
+            return (response, nil)
         }
         var response: ControlResponse
         switch await handler(request.command) {
@@ -196,11 +206,29 @@ public final class ControlServer: Service, Sendable {
         case .failure(let refusal): response = ControlResponse(id: request.id, refusal: refusal.reason)
         }
         record(response, command: request.command.name, peer: peer, isRead: request.command.isRead)
-        if case .status = request.command, case .success(.object(var members)) = response.outcome {
-            let counts = self.counts
-            members["commands"] = ["applied": .int(counts.applied), "refused": .int(counts.refused)]
-            response.outcome = .success(.object(members))
+        switch request.command {
+        case .status, .watch: response = withCounts(response)
+        default: break
         }
+        return (response, response.isApplied ? request.command : nil)
+    }
+
+    /// A `status` result for a watching connection (each one is not counted as a command:
+    /// the `watch` that asked for them was).
+    private func statusResponse(id: Int?) async -> ControlResponse {
+        switch await handler(.status) {
+        case .success(let result): return withCounts(ControlResponse(id: id, result: result))
+        case .failure(let refusal): return ControlResponse(id: id, refusal: refusal.reason)
+        }
+    }
+
+    /// A `status` result with the commands counted so far.
+    private func withCounts(_ response: ControlResponse) -> ControlResponse {
+        guard case .success(.object(var members)) = response.outcome else { return response }
+        let counts = self.counts
+        members["commands"] = ["applied": .int(counts.applied), "refused": .int(counts.refused)]
+        var response = response
+        response.outcome = .success(.object(members))
         return response
     }
 

@@ -39,7 +39,7 @@ public enum DeadLetterCommands {
                 return answer(try await queue.purgeDeadLetters(selection), verb: "purged")
             case .deadExport(let after, let limit):
                 return .success(.json(try await exportPage(queue, after: after, limit: limit)))
-            case .status, .flush, .offline, .online, .policy, .batchSize, .pause, .resume:
+            case .status, .flush, .offline, .online, .policy, .batchSize, .pause, .resume, .watch:
                 return .failure(ControlRefusal(reason: "\(command.name) is not a dead-letter command"))
             }
         } catch {
