@@ -5,15 +5,21 @@ import Logging
 import Synchronization
 
 /// `beacon monitor` attached to the engine serving the store: the store's snapshots with
-/// the engine's real settings laid over them (from `status`, polled), and the dashboard's
-/// engine actions sent as control commands. When the engine stops answering, the overlay
-/// goes and the screen turns read-only again; when one starts, the monitor attaches.
+/// the engine's real settings laid over them (streamed by the control channel's `watch`),
+/// and the dashboard's engine actions sent as control commands. When the engine closes the
+/// stream or its snapshots stop coming, the overlay goes and the screen turns read-only
+/// again; when one starts, the monitor attaches.
 final class MonitorAttachment: Sendable {
     let client: ControlClient
     let logger: Logger
-    /// How often `status` is asked for.
+    /// How often the engine sends its `status`, and how often a monitor with no engine
+    /// looks for one.
     let interval: Duration
-    private let latest = Mutex<JSONValue?>(nil)
+    /// The engine's latest `status`, and when it came.
+    private let latest = Mutex<(status: JSONValue, at: ContinuousClock.Instant)?>(nil)
+
+    /// A `status` older than this is not laid over the screen: the engine stopped answering.
+    var staleAfter: Duration { max(.seconds(2), interval * 4) }
 
     init(client: ControlClient, interval: Duration = .milliseconds(500), logger: Logger) {
         self.client = client
@@ -70,7 +76,7 @@ final class MonitorAttachment: Sendable {
     }
 
     func overlay(_ snapshot: EngineSnapshot) -> EngineSnapshot {
-        guard let status = latest.withLock({ $0 }) else { return snapshot }
+        guard let (status, at) = latest.withLock({ $0 }), ContinuousClock.now - at < staleAfter else { return snapshot }
         var attached = snapshot
         attached.isReadOnlyMonitor = false
         attached.isOffline = status["offline"] == .bool(true)
@@ -94,9 +100,22 @@ final class MonitorAttachment: Sendable {
         return attached
     }
 
+    /// Streams the engine's status while one serves the store; between engines, looks for
+    /// one every interval.
     private func poll() async {
+        let range = ControlProtocol.watchIntervals
+        let streamed = Int(clamping: min(max(interval.inMilliseconds, Int64(range.lowerBound)), Int64(range.upperBound)))
         while !Task.isCancelled {
-            await refresh()
+            do {
+                try await client.watch(intervalMilliseconds: streamed) { response in
+                    guard case .success(let status) = response.outcome else { return false }
+                    self.latest.withLock { $0 = (status, ContinuousClock.now) }
+                    return !Task.isCancelled
+                }
+            } catch {
+                // Deliberate: no engine, or it went away; read-only until one answers.
+            }
+            latest.withLock { $0 = nil }
             do {
                 try await Task.sleep(for: interval)
             } catch {
@@ -107,6 +126,6 @@ final class MonitorAttachment: Sendable {
 
     private func refresh() async {
         let status = await Self.probe(client)
-        latest.withLock { $0 = status }
+        latest.withLock { $0 = status.map { ($0, ContinuousClock.now) } }
     }
 }
