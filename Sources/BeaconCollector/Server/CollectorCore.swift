@@ -15,6 +15,8 @@ final class CollectorCore: Sendable {
     let store: any CollectorStore
     let stats: StatsRecorder
     let metrics = CollectorMetrics()
+    /// The store's shared totals, read at most once a second.
+    let sharedTotals: SharedTotalsReader
     let logger: Logger
     private let faults: Mutex<FaultState>
     private let stopping = Mutex(false)
@@ -23,6 +25,7 @@ final class CollectorCore: Sendable {
         limits = configuration.limits
         authenticator = WriteKeyAuthenticator(keys: configuration.writeKeys)
         self.store = store
+        sharedTotals = SharedTotalsReader(store: store)
         stats = StatsRecorder(logCapacity: configuration.requestLogCapacity)
         self.logger = logger
         faults = Mutex(FaultState(plan: configuration.faultPlan, generator: SeededGenerator(seed: configuration.seed)))

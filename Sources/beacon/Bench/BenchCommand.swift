@@ -13,7 +13,8 @@ struct BenchCommand: AsyncParsableCommand {
             memory with 1M events queued); drain (a 100k-event backlog to an in-process collector on \
             127.0.0.1 at batch size 500, and bytes on the wire per event with and without gzip); \
             latency (first track to last of 10k events stored at batch size 100); all (every one).
-            """)
+            """,
+        subcommands: [IngestBenchCommand.self])
 
     @Argument(help: "Which benchmark: enqueue, or memory (one part of enqueue, in its own process).")
     var name: String = "enqueue"
@@ -67,6 +68,7 @@ struct BenchCommand: AsyncParsableCommand {
             try await runEnqueue(directory: directory)
             try await runDrain(directory: directory)
             try await runLatency(directory: directory)
+            try await IngestBenchCommand.forAll(runs: runs, json: json).run()
         default:
             try await runEnqueue(directory: directory)
         }

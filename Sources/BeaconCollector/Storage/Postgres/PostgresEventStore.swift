@@ -84,6 +84,27 @@ final class PostgresEventStore: CollectorStore {
         return StoreInsertResult(stored: storedCount, duplicates: count - storedCount)
     }
 
+    /// Inserts `batch` with PostgreSQL's plain multi-row insert (``PostgresSchema/plainInsertSQL``):
+    /// one statement, committed on its own, nothing counted. `beacon bench ingest`'s baseline.
+    func insertPlain(_ batch: AcceptedBatch) async throws {
+        let query = try Self.insertQuery(for: batch, sql: PostgresSchema.plainInsertSQL)
+        try await guarded { [client, logger] in
+            try await client.query(query, logger: logger)
+            return ()
+        }
+    }
+
+    /// Drops the configured schema with everything in it (`beacon bench ingest` cleans up
+    /// after each run with it); does nothing when no schema is configured.
+    func dropSchema() async throws {
+        guard let schema = configuration.schema else { return }
+        let statement = PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(schema) CASCADE")
+        try await withDeadline(configuration.operationTimeout) { [client, logger] in
+            try await client.query(statement, logger: logger)
+            return ()
+        }
+    }
+
     func count() async throws -> Int {
         let total = try await guarded { [client, logger] in
             var total: Int64 = 0
@@ -95,6 +116,23 @@ final class PostgresEventStore: CollectorStore {
             return total
         }
         return Int(clamping: total)
+    }
+
+    func totals() async throws -> StoreTotals {
+        let (events, batches) = try await guarded { [client, logger] in
+            var totals: (Int64, Int64) = (0, 0)
+            for try await row in try await client.query(PostgresQuery(unsafeSQL: PostgresSchema.totalsSQL), logger: logger)
+                .decode((Int64, Int64).self)
+            {
+                totals = row
+            }
+            return totals
+        }
+        // Rows read back are checked: the table is the database's, and anyone may write to it.
+        guard events >= 0, batches >= 0, let eventCount = Int(exactly: events), let batchCount = Int(exactly: batches) else {
+            throw StoreTotalsError(reason: "collector_totals sums to \(events) events and \(batches) batches")
+        }
+        return StoreTotals(store: "postgres", events: eventCount, batches: batchCount)
     }
 
     func messageIds() async throws -> [String] {
@@ -220,8 +258,9 @@ final class PostgresEventStore: CollectorStore {
     /// The key of the advisory lock migrations take ("beacon16").
     static let migrationLock: Int64 = 0x6265_6163_6F6E_3136
 
-    /// The insert of `batch`: seven column arrays and the shared `received_at`.
-    static func insertQuery(for batch: AcceptedBatch) throws -> PostgresQuery {
+    /// The insert of `batch` (`sql`, by default the collector's own): seven column arrays
+    /// and the shared `received_at`.
+    static func insertQuery(for batch: AcceptedBatch, sql: String = PostgresSchema.insertSQL) throws -> PostgresQuery {
         var ids = PostgresTextArray(), types = PostgresTextArray(), names = PostgresTextArray()
         var userIds = PostgresTextArray(), anonymousIds = PostgresTextArray(), timestamps = PostgresTextArray()
         var jsons = PostgresTextArray()
@@ -245,7 +284,7 @@ final class PostgresEventStore: CollectorStore {
         var bindings = PostgresBindings(capacity: 8)
         for column in [ids, types, names, userIds, anonymousIds, timestamps, jsons] { bindings.append(column) }
         bindings.append(batch.receivedAtMilliseconds)
-        return PostgresQuery(unsafeSQL: PostgresSchema.insertSQL, binds: bindings)
+        return PostgresQuery(unsafeSQL: sql, binds: bindings)
     }
 
     /// `error` as the store reports it: SQL errors that retrying cannot fix stay as they
