@@ -72,7 +72,8 @@ struct CollectorSharedTotalsTests {
                 #expect(try await collector.sharedTotals().events == 2)
                 try await withClient(port: port) { client in
                     let body = batchBody([trackJSON(messageId: "old-2"), trackJSON(messageId: "new-1")])
-                    #expect(try await call(client, .post, "/v1/batch", body: body).status == 200)
+                    let answer = try await call(client, .post, "/v1/batch", body: body)
+                    #expect(answer.status == 200)
                 }
                 #expect(try await collector.sharedTotals().events == 3)
                 #expect(try await collector.storedCount() == 3)
@@ -83,7 +84,7 @@ struct CollectorSharedTotalsTests {
     @Test("Totals that no collector wrote (negative, or Int64.max and more) are not reported; the stats still answer", arguments: [
         "UPDATE collector_totals SET events = -1", "UPDATE collector_totals SET batches = -9223372036854775808",
         "UPDATE collector_totals SET events = 'many'", "UPDATE collector_totals SET events = 1e300",
-        "DELETE FROM collector_totals",
+        "UPDATE collector_totals SET events = 9223372036854775807 + 1",
     ])
     func invalidTotalsAreRefused(sql: String) async throws {
         try await withTemporaryDirectory { directory in

@@ -38,7 +38,23 @@ final class PrivatePostgres: Sendable {
     /// The store address: the superuser `beacon`, trusted on 127.0.0.1, database `postgres`.
     var address: String { "postgres://beacon@127.0.0.1:\(port)/postgres" }
 
-    /// Creates the cluster and starts the server (a few seconds).
+    /// Creates the cluster and starts the server (a few seconds), on a thread of its own:
+    /// the cooperative pool is as wide as the core count, and other tests need it meanwhile.
+    static func make() async throws -> PrivatePostgres {
+        try await offThePool { try PrivatePostgres() }
+    }
+
+    /// Starts the server again, off the cooperative pool.
+    func started() async throws {
+        try await offThePool { try self.start() }
+    }
+
+    /// Stops the server, off the cooperative pool.
+    func stopped(mode: String = "fast") async throws {
+        try await offThePool { try self.stop(mode: mode) }
+    }
+
+    /// Creates the cluster and starts the server (a few seconds; blocking).
     init() throws {
         guard Self.isPossible else {
             throw PrivatePostgresError("cannot run a private PostgreSQL: run the tests as root or postgres, with \(Self.binaries)/initdb installed")
@@ -112,4 +128,11 @@ final class PrivatePostgres: Sendable {
 struct PrivatePostgresError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Runs blocking work on a thread of its own rather than on Swift's cooperative pool.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
 }
