@@ -94,13 +94,13 @@ struct PostgresAcceptanceTests {
         var shortTimeout = try PostgresStoreConfiguration(url: server.address)
         shortTimeout.operationTimeout = .seconds(2)
         let store = shortTimeout
+        let tracked = Tracked()
         try await withCollector(configuration(store)) { first, firstPort in
             try await withCollector(configuration(store)) { second, secondPort in
                 let recorders = [AttemptRecorder(try httpSender(port: firstPort)), AttemptRecorder(try httpSender(port: secondPort))]
                 let engines = try recorders.enumerated().map { index, recorder in
                     try makeEngine(directory: "\(directory)/engine-\(index)", sender: recorder)
                 }
-                let tracked = Tracked()
                 var outage: (start: ContinuousClock.Instant, end: ContinuousClock.Instant)?
                 try await Self.running(engines) {
                     // The stream: 500 events per engine every 100 ms, about 4 s in all, so the outage cuts it.
@@ -174,7 +174,6 @@ struct PostgresAcceptanceTests {
             #expect(Set(ids).count == ids.count, "no messageId stored twice")
             #expect(Set(ids) == Set(tracked.ids), "every tracked event is stored")
             #expect(try await collector.sharedTotals().events == 2 * perEngine)
-            }
         }
     }
 }
