@@ -198,9 +198,11 @@ final class PostgresEventStore: CollectorStore {
             throw StoreUnavailableError(
                 reason: "\(limit) operations already wait for PostgreSQL", retryAfterSeconds: Self.retryAfterSeconds)
         }
-        defer { pending.withLock { $0 -= 1 } }
         do {
             return try await withDeadline(configuration.operationTimeout) { [self] in
+                // Released when the work ends, even work abandoned at its deadline: what a
+                // stuck pool holds stays within the limit.
+                defer { pending.withLock { $0 -= 1 } }
                 try await migrate()
                 return try await work()
             }
@@ -324,22 +326,72 @@ final class PostgresEventStore: CollectorStore {
 /// An operation ran past its deadline.
 struct DeadlineExceeded: Error {}
 
-/// Runs `work`, cancelling it and throwing ``DeadlineExceeded`` after `timeout`.
+/// Runs `work`, cancelling it and throwing ``DeadlineExceeded`` after `timeout` (or at
+/// once when the caller is cancelled).
+///
+/// Returns at the deadline even if `work` does not stop when cancelled: a task group would
+/// wait for it, and a connection request that postgres-nio's pool never answers (its pool
+/// shut down, or a server that came back while it waited) would then hold the HTTP request,
+/// and the collector's graceful shutdown with it, for ever. The abandoned work ends in the
+/// background whenever it does; the store's pending limit counts it until then.
 func withDeadline<T: Sendable>(_ timeout: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await work() }
-        group.addTask {
-            do {
-                try await Task.sleep(for: timeout)
-            } catch {
-                return nil  // cancelled because the work finished first
+    let race = DeadlineRace<T>()
+    let worker = Task { race.finish(with: await Result(catching: { try await work() })) }
+    let timer = Task {
+        try? await Task.sleep(for: timeout)  // cancelled when the work finished first: nothing to do
+        race.finish(with: .failure(DeadlineExceeded()))
+    }
+    defer {
+        worker.cancel()
+        timer.cancel()
+    }
+    return try await withTaskCancellationHandler {
+        try await race.value()
+    } onCancel: {
+        race.finish(with: .failure(CancellationError()))
+    }
+}
+
+/// The first of several outcomes, handed to one waiter.
+private final class DeadlineRace<T: Sendable>: Sendable {
+    private struct State {
+        var result: Result<T, any Error>?
+        var waiter: CheckedContinuation<T, any Error>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Records `result` if nothing was recorded yet, and resumes the waiter with it.
+    func finish(with result: Result<T, any Error>) {
+        let waiter: CheckedContinuation<T, any Error>? = state.withLock { state in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    /// The first outcome, once there is one.
+    func value() async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let result: Result<T, any Error>? = state.withLock { state in
+                if let result = state.result { return result }
+                state.waiter = continuation
+                return nil
             }
-            throw DeadlineExceeded()
+            if let result { continuation.resume(with: result) }
         }
-        defer { group.cancelAll() }
-        while let result = try await group.next() {
-            if let result { return result }
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The outcome of an async throwing body.
+    init(catching body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
         }
-        throw DeadlineExceeded()
     }
 }
