@@ -38,7 +38,10 @@ struct PostgresCollectorTests {
                             let body = batchBody(ids.map { trackJSON(messageId: $0) })
                             for port in index % 2 == 0 ? [firstPort, secondPort] : [secondPort, firstPort] {
                                 group.addTask {
-                                    try await withClient(port: port) { client in try await call(client, .post, "/v1/batch", body: body) }
+                                    // A patient client: the whole suite shares two cores with this burst.
+                                    try await withClient(port: port, timeout: .seconds(60)) { client in
+                                        try await call(client, .post, "/v1/batch", body: body)
+                                    }
                                 }
                             }
                         }
