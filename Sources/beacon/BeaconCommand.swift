@@ -25,11 +25,17 @@ struct BeaconCommand: AsyncParsableCommand {
             Glibc.exit(2)
         }
         let command: any ParsableCommand
+        // `bench NAME` takes its name as an argument, which swift-argument-parser fills
+        // before it looks for a subcommand: `bench ingest` is routed here.
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let ingest = arguments.starts(with: ["bench", "ingest"])
         do {
-            command = try parseAsRoot()
+            command = ingest ? try IngestBenchCommand.parseAsRoot(Array(arguments.dropFirst(2))) : try parseAsRoot()
         } catch {
-            if exitCode(for: error) == .success { exitAfterHelp(for: error) }
-            Output.error("beacon: \(message(for: error)) (see 'beacon help')")
+            if exitCode(for: error) == .success {
+                exitAfterHelp(text: ingest ? IngestBenchCommand.fullMessage(for: error) : fullMessage(for: error))
+            }
+            Output.error("beacon: \(ingest ? IngestBenchCommand.message(for: error) : message(for: error)) (see 'beacon help')")
             Glibc.exit(2)
         }
         do {
@@ -57,7 +63,10 @@ struct BeaconCommand: AsyncParsableCommand {
     /// Prints the help (or other clean-exit text) a parse or a `help` command asked for on
     /// stdout, and exits 0.
     private static func exitAfterHelp(for error: any Error) -> Never {
-        let text = fullMessage(for: error)
+        exitAfterHelp(text: fullMessage(for: error))
+    }
+
+    private static func exitAfterHelp(text: String) -> Never {
         if !text.isEmpty { Output.line(text.hasSuffix("\n") ? String(text.dropLast()) : text) }
         Glibc.exit(0)
     }

@@ -82,11 +82,12 @@ final class RunningCollector {
     let process = ChildProcess()
     let output: String
 
-    init(arguments: [String], directory: String) throws {
-        output = directory + "/collector.out"
+    /// Starts the collector on `port` (0: a free one) with `arguments`, its output in `directory`.
+    init(arguments: [String], directory: String, port: Int = 0) throws {
+        output = directory + "/collector-\(UUID().uuidString).out"
         FileManager.default.createFile(atPath: output, contents: nil)
         process.executableURL = URL(fileURLWithPath: BeaconProcess.path)
-        process.arguments = ["collector", "--port", "0", "--log-level", "warning"] + arguments
+        process.arguments = ["collector", "--port", String(port), "--log-level", "warning"] + arguments
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -25,11 +25,6 @@ enum PostgresTestDatabase {
         address != nil || ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty } == true
     }
 
-    /// The cluster `pg_ctlcluster` stops and starts in the outage test (`VERSION NAME`).
-    static var cluster: [String] {
-        (ProcessInfo.processInfo.environment["BEACON_TEST_POSTGRES_CLUSTER"] ?? "15 main").split(separator: " ").map(String.init)
-    }
-
     /// Runs `body` with a store configuration over a fresh schema, then drops the schema.
     static func withSchema<Value: Sendable>(
         poolSize: Int = 4, operationTimeout: Duration = .seconds(5),
@@ -74,17 +69,20 @@ enum PostgresTestDatabase {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    /// `pg_ctlcluster VERSION NAME verb` (through `sudo -n` when not root); its exit status.
+    /// Runs `arguments` (through `/usr/bin/env`, so a bare name is looked up in `PATH`)
+    /// with its output discarded and waits for it; its exit status, or -1 when it could not
+    /// start or was killed by a signal.
     ///
-    /// Spawned with no descriptor above 2: the server `start` leaves running
+    /// Spawned with no descriptor above 2: a server that `pg_ctl start` leaves running
     /// would otherwise inherit the test process's descriptors (and refuse to start when
     /// they are many), and a pipe it inherited would never reach its end.
     @discardableResult
-    static func cluster(_ verb: String) -> Int32 {
-        let arguments = ["/usr/bin/env"] + (getuid() == 0 ? [] : ["sudo", "-n"]) + ["pg_ctlcluster"] + cluster + [verb]
+    static func spawnAndWait(_ arguments: [String]) -> Int32 {
+        let arguments = ["/usr/bin/env"] + arguments
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         // No closefrom action in Swift's Glibc: mark every open descriptor close-on-exec instead

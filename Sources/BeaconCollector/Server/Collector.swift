@@ -170,6 +170,15 @@ public final class Collector: Service, Sendable {
         core.stats.snapshot()
     }
 
+    /// What the store's database holds, shared by every collector writing to it (the
+    /// `shared` part of `GET /v1/stats`), read now from its counter table. Over PostgreSQL
+    /// it needs ``run()`` to be running.
+    ///
+    /// - Throws: when the database cannot be reached.
+    public func sharedTotals() async throws -> StoreTotals {
+        try await core.store.totals()
+    }
+
     /// The most recent requests (up to ``CollectorConfiguration/requestLogCapacity``), oldest first.
     public func requestLog() -> [RequestLogEntry] {
         core.stats.log()

@@ -15,6 +15,8 @@ final class CollectorCore: Sendable {
     let store: any CollectorStore
     let stats: StatsRecorder
     let metrics = CollectorMetrics()
+    /// The store's shared totals, read at most once a second.
+    let sharedTotals: SharedTotalsReader
     let logger: Logger
     /// Whether `/admin/faults` is served.
     let servesFaultAdmin: Bool
@@ -25,6 +27,7 @@ final class CollectorCore: Sendable {
         limits = configuration.limits
         authenticator = WriteKeyAuthenticator(keys: configuration.writeKeys)
         self.store = store
+        sharedTotals = SharedTotalsReader(store: store)
         stats = StatsRecorder(logCapacity: configuration.requestLogCapacity)
         self.logger = logger
         servesFaultAdmin = configuration.servesFaultAdmin

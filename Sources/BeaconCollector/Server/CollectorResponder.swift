@@ -74,8 +74,13 @@ struct CollectorResponder: HTTPResponder {
                 uptimeSeconds: core.stats.elapsed())
             return .response(ResponseBuilder.json(try Self.encode(document), status: health.problem == nil ? 200 : 503))
         case .stats:
-            return .response(ResponseBuilder.json(try Self.encode(core.stats.snapshot())))
+            var stats = core.stats.snapshot()
+            let reading = await core.sharedTotals.read()
+            stats.shared = reading.totals
+            stats.sharedProblem = reading.problem
+            return .response(ResponseBuilder.json(try Self.encode(stats)))
         case .metrics:
+            core.metrics.recordShared(await core.sharedTotals.read())
             return .response(
                 ResponseBuilder.text(core.metrics.prometheusText(), contentType: "text/plain; version=0.0.4"))
         case .config:

@@ -13,6 +13,9 @@ final class CollectorMetrics: Sendable {
     private let duplicates: CoreMetrics.Counter
     private let faulted: CoreMetrics.Counter
     private let duration: CoreMetrics.Timer
+    private let sharedEvents: CoreMetrics.Gauge
+    private let sharedBatches: CoreMetrics.Gauge
+    private let sharedUp: CoreMetrics.Gauge
     /// Counters with dimensions, created on first use.
     private let labelled = Mutex<[String: CoreMetrics.Counter]>([:])
 
@@ -23,6 +26,9 @@ final class CollectorMetrics: Sendable {
         duplicates = CoreMetrics.Counter(label: "beacon_collector_events_duplicate_total", factory: factory)
         faulted = CoreMetrics.Counter(label: "beacon_collector_events_faulted_total", factory: factory)
         duration = CoreMetrics.Timer(label: "beacon_collector_request_duration_seconds", factory: factory)
+        sharedEvents = CoreMetrics.Gauge(label: "beacon_collector_store_events", factory: factory)
+        sharedBatches = CoreMetrics.Gauge(label: "beacon_collector_store_batches", factory: factory)
+        sharedUp = CoreMetrics.Gauge(label: "beacon_collector_store_up", factory: factory)
     }
 
     /// Adds one request's outcome.
@@ -38,6 +44,18 @@ final class CollectorMetrics: Sendable {
         counter("beacon_collector_requests_total", [("route", Self.routeLabel(outcome.route)), ("status", status)])
             .increment()
         duration.recordNanoseconds(Int64(saturating: durationSeconds * 1e9))
+    }
+
+    /// Sets the gauges of the store's shared totals (`beacon_collector_store_events`,
+    /// `beacon_collector_store_batches`, and `beacon_collector_store_up`, 0 while the
+    /// database cannot be read). Gauges, not counters: they are the database's, and another
+    /// collector's work moves them too.
+    func recordShared(_ reading: SharedTotalsReader.Reading) {
+        if let totals = reading.totals {
+            sharedEvents.record(Double(totals.events))
+            sharedBatches.record(Double(totals.batches))
+        }
+        sharedUp.record(reading.problem == nil ? 1 : 0)
     }
 
     /// All instruments in the Prometheus text exposition format.

@@ -32,13 +32,21 @@ public struct CollectorStats: Sendable, Hashable, Codable {
     public var rateWindowSeconds: Double
     /// Seconds since the collector was created.
     public var uptimeSeconds: Double
+    /// What the store's database holds, shared by every collector that writes to it (for
+    /// SQLite, the file's totals, including what earlier runs stored); `nil` in
+    /// ``Collector/stats()`` and when the database has not answered yet. Every count above
+    /// is this process's own since it started.
+    public var shared: StoreTotals?
+    /// Why ``shared`` could not be read just now (it may then hold an older reading, with its age).
+    public var sharedProblem: String?
 
     /// Creates a snapshot; all counts default to zero.
     public init(
         received: Int = 0, stored: Int = 0, duplicates: Int = 0, rejected: Int = 0, faulted: Int = 0,
         requests: Int = 0, rejectedByReason: [String: Int] = [:], errorsByCode: [String: Int] = [:],
         responsesByStatus: [String: Int] = [:], receivedPerSecond: Double = 0, storedPerSecond: Double = 0,
-        requestsPerSecond: Double = 0, rateWindowSeconds: Double = 0, uptimeSeconds: Double = 0
+        requestsPerSecond: Double = 0, rateWindowSeconds: Double = 0, uptimeSeconds: Double = 0,
+        shared: StoreTotals? = nil, sharedProblem: String? = nil
     ) {
         self.received = received
         self.stored = stored
@@ -54,5 +62,7 @@ public struct CollectorStats: Sendable, Hashable, Codable {
         self.requestsPerSecond = requestsPerSecond
         self.rateWindowSeconds = rateWindowSeconds
         self.uptimeSeconds = uptimeSeconds
+        self.shared = shared
+        self.sharedProblem = sharedProblem
     }
 }

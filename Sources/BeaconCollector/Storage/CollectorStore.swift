@@ -17,8 +17,14 @@ public protocol CollectorStore: Sendable {
     ///   caller answers 400 listing them.
     func insert(_ batch: AcceptedBatch) async throws -> StoreInsertResult
 
-    /// The number of distinct events stored (shared by every collector over the same database).
+    /// The number of distinct events stored (shared by every collector over the same
+    /// database), counted row by row: for tests and checks, not for every request.
     func count() async throws -> Int
+
+    /// The totals of the whole database, from its counter table (a few rows to read).
+    ///
+    /// - Throws: ``StoreUnavailableError`` when the database cannot be reached now.
+    func totals() async throws -> StoreTotals
 
     /// Stored `messageId`s in arrival order.
     func messageIds() async throws -> [String]

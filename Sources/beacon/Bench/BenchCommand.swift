@@ -19,8 +19,11 @@ struct BenchCommand: AsyncParsableCommand {
             backlog at batch size 500 to a `beacon collector --db` process, against posting the same bodies \
             raw over one connection); latency (first track to last of 10k events stored at batch size 100, \
             against the same raw posts); all (every one). With --json, one JSON object per figure and line: \
-            figure, median, values, baseline, baselineMedian, ratio, target, met, runs, cores, loadAverage1m.
-            """)
+            figure, median, values, baseline, baselineMedian, ratio, target, met, runs, cores, loadAverage1m. \
+            ingest (concurrent clients posting gzip batches to collector processes, against the store's own \
+            insert of the same rows: see 'beacon bench ingest --help').
+            """,
+        subcommands: [IngestBenchCommand.self])
 
     /// The benchmarks `all` runs, in order.
     static var all: [String] { Self().benchmarks.map(\.name) }
@@ -60,7 +63,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (Self.all + ["memory", "all"]).contains(name) else {
-            throw ValidationError("unknown benchmark '\(name)': use \((Self.all + ["all"]).joined(separator: ", "))")
+            throw ValidationError("unknown benchmark '\(name)': use \((Self.all + ["ingest", "all"]).joined(separator: ", "))")
         }
         guard (1...100_000_000).contains(events) else { throw ValidationError("--events must be 1...100000000, not \(events)") }
         guard (1...1_000).contains(runs) else { throw ValidationError("--runs must be 1...1000, not \(runs)") }
@@ -95,6 +98,7 @@ struct BenchCommand: AsyncParsableCommand {
         for benchmark in benchmarks where name == "all" || name == benchmark.name {
             report(try await benchmark.run(directory))
         }
+        if name == "all" { try await IngestBenchCommand.forAll(runs: runs, json: json).run() }
     }
 
     private func report(_ figures: [BenchFigure]) {

@@ -84,6 +84,27 @@ final class PostgresEventStore: CollectorStore {
         return StoreInsertResult(stored: storedCount, duplicates: count - storedCount)
     }
 
+    /// Inserts `batch` with PostgreSQL's plain multi-row insert (``PostgresSchema/plainInsertSQL``):
+    /// one statement, committed on its own, nothing counted. `beacon bench ingest`'s baseline.
+    func insertPlain(_ batch: AcceptedBatch) async throws {
+        let query = try Self.insertQuery(for: batch, sql: PostgresSchema.plainInsertSQL)
+        try await guarded { [client, logger] in
+            try await client.query(query, logger: logger)
+            return ()
+        }
+    }
+
+    /// Drops the configured schema with everything in it (`beacon bench ingest` cleans up
+    /// after each run with it); does nothing when no schema is configured.
+    func dropSchema() async throws {
+        guard let schema = configuration.schema else { return }
+        let statement = PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(schema) CASCADE")
+        try await withDeadline(configuration.operationTimeout) { [client, logger] in
+            try await client.query(statement, logger: logger)
+            return ()
+        }
+    }
+
     func count() async throws -> Int {
         let total = try await guarded { [client, logger] in
             var total: Int64 = 0
@@ -95,6 +116,23 @@ final class PostgresEventStore: CollectorStore {
             return total
         }
         return Int(clamping: total)
+    }
+
+    func totals() async throws -> StoreTotals {
+        let (events, batches) = try await guarded { [client, logger] in
+            var totals: (Int64, Int64) = (0, 0)
+            for try await row in try await client.query(PostgresQuery(unsafeSQL: PostgresSchema.totalsSQL), logger: logger)
+                .decode((Int64, Int64).self)
+            {
+                totals = row
+            }
+            return totals
+        }
+        // Rows read back are checked: the table is the database's, and anyone may write to it.
+        guard events >= 0, batches >= 0, let eventCount = Int(exactly: events), let batchCount = Int(exactly: batches) else {
+            throw StoreTotalsError(reason: "collector_totals sums to \(events) events and \(batches) batches")
+        }
+        return StoreTotals(store: "postgres", events: eventCount, batches: batchCount)
     }
 
     func messageIds() async throws -> [String] {
@@ -160,9 +198,11 @@ final class PostgresEventStore: CollectorStore {
             throw StoreUnavailableError(
                 reason: "\(limit) operations already wait for PostgreSQL", retryAfterSeconds: Self.retryAfterSeconds)
         }
-        defer { pending.withLock { $0 -= 1 } }
         do {
             return try await withDeadline(configuration.operationTimeout) { [self] in
+                // Released when the work ends, even work abandoned at its deadline: what a
+                // stuck pool holds stays within the limit.
+                defer { pending.withLock { $0 -= 1 } }
                 try await migrate()
                 return try await work()
             }
@@ -220,8 +260,9 @@ final class PostgresEventStore: CollectorStore {
     /// The key of the advisory lock migrations take ("beacon16").
     static let migrationLock: Int64 = 0x6265_6163_6F6E_3136
 
-    /// The insert of `batch`: seven column arrays and the shared `received_at`.
-    static func insertQuery(for batch: AcceptedBatch) throws -> PostgresQuery {
+    /// The insert of `batch` (`sql`, by default the collector's own): seven column arrays
+    /// and the shared `received_at`.
+    static func insertQuery(for batch: AcceptedBatch, sql: String = PostgresSchema.insertSQL) throws -> PostgresQuery {
         var ids = PostgresTextArray(), types = PostgresTextArray(), names = PostgresTextArray()
         var userIds = PostgresTextArray(), anonymousIds = PostgresTextArray(), timestamps = PostgresTextArray()
         var jsons = PostgresTextArray()
@@ -245,7 +286,7 @@ final class PostgresEventStore: CollectorStore {
         var bindings = PostgresBindings(capacity: 8)
         for column in [ids, types, names, userIds, anonymousIds, timestamps, jsons] { bindings.append(column) }
         bindings.append(batch.receivedAtMilliseconds)
-        return PostgresQuery(unsafeSQL: PostgresSchema.insertSQL, binds: bindings)
+        return PostgresQuery(unsafeSQL: sql, binds: bindings)
     }
 
     /// `error` as the store reports it: SQL errors that retrying cannot fix stay as they
@@ -285,22 +326,72 @@ final class PostgresEventStore: CollectorStore {
 /// An operation ran past its deadline.
 struct DeadlineExceeded: Error {}
 
-/// Runs `work`, cancelling it and throwing ``DeadlineExceeded`` after `timeout`.
+/// Runs `work`, cancelling it and throwing ``DeadlineExceeded`` after `timeout` (or at
+/// once when the caller is cancelled).
+///
+/// Returns at the deadline even if `work` does not stop when cancelled: a task group would
+/// wait for it, and a connection request that postgres-nio's pool never answers (its pool
+/// shut down, or a server that came back while it waited) would then hold the HTTP request,
+/// and the collector's graceful shutdown with it, for ever. The abandoned work ends in the
+/// background whenever it does; the store's pending limit counts it until then.
 func withDeadline<T: Sendable>(_ timeout: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await work() }
-        group.addTask {
-            do {
-                try await Task.sleep(for: timeout)
-            } catch {
-                return nil  // cancelled because the work finished first
+    let race = DeadlineRace<T>()
+    let worker = Task { race.finish(with: await Result(catching: { try await work() })) }
+    let timer = Task {
+        try? await Task.sleep(for: timeout)  // cancelled when the work finished first: nothing to do
+        race.finish(with: .failure(DeadlineExceeded()))
+    }
+    defer {
+        worker.cancel()
+        timer.cancel()
+    }
+    return try await withTaskCancellationHandler {
+        try await race.value()
+    } onCancel: {
+        race.finish(with: .failure(CancellationError()))
+    }
+}
+
+/// The first of several outcomes, handed to one waiter.
+private final class DeadlineRace<T: Sendable>: Sendable {
+    private struct State {
+        var result: Result<T, any Error>?
+        var waiter: CheckedContinuation<T, any Error>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Records `result` if nothing was recorded yet, and resumes the waiter with it.
+    func finish(with result: Result<T, any Error>) {
+        let waiter: CheckedContinuation<T, any Error>? = state.withLock { state in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    /// The first outcome, once there is one.
+    func value() async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let result: Result<T, any Error>? = state.withLock { state in
+                if let result = state.result { return result }
+                state.waiter = continuation
+                return nil
             }
-            throw DeadlineExceeded()
+            if let result { continuation.resume(with: result) }
         }
-        defer { group.cancelAll() }
-        while let result = try await group.next() {
-            if let result { return result }
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The outcome of an async throwing body.
+    init(catching body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
         }
-        throw DeadlineExceeded()
     }
 }

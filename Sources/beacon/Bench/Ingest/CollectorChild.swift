@@ -1,0 +1,128 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `beacon collector` process started by `beacon bench ingest`: the collector as users
+/// run it, in a process of its own. Started with `posix_spawn` (Foundation's `Process`
+/// crashes now and then on this Linux), its standard output read until it says where it
+/// listens, its standard error kept in a log file for when it fails.
+final class CollectorChild: @unchecked Sendable {
+    // @unchecked: every property is set in `init` and never changed.
+    let pid: pid_t
+    let port: Int
+    let logPath: String
+
+    /// Starts this executable as `beacon collector --host 127.0.0.1 --port 0` plus
+    /// `arguments`, with `environment` added to this process's, and waits until it listens
+    /// (or exits).
+    ///
+    /// - Throws: ``CLIError`` when it cannot start or exits before listening (with the end of its log).
+    init(arguments: [String], environment: [String: String] = [:], logPath: String) async throws {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else { throw CLIError.runtime("cannot make a pipe for the collector: errno \(errno)") }
+        let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
+        posix_spawn_file_actions_addopen(&actions, 2, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addclose(&actions, readEnd)
+        posix_spawn_file_actions_addclose(&actions, writeEnd)
+        let all = [executable, "collector", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"] + arguments
+        let argv: [UnsafeMutablePointer<CChar>?] = all.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { _, new in new }
+        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        close(writeEnd)
+        guard spawned == 0 else {
+            close(readEnd)
+            throw CLIError.runtime("cannot start \(executable) collector: error \(spawned)")
+        }
+        self.pid = pid
+        self.logPath = logPath
+        let line = await Self.firstLine(of: readEnd)
+        close(readEnd)  // the collector prints nothing more; a write to a closed pipe is not expected
+        guard let port = line.flatMap(Self.port(inListeningLine:)) else {
+            kill(pid, SIGKILL)
+            _ = Self.reap(pid)
+            throw CLIError.runtime("the collector did not start: \(Self.tail(of: logPath))")
+        }
+        self.port = port
+    }
+
+    /// The port in `listening on http://127.0.0.1:PORT`, or `nil` for any other line.
+    static func port(inListeningLine line: String) -> Int? {
+        let prefix = "listening on http://"
+        guard line.hasPrefix(prefix), let colon = line.lastIndex(of: ":") else { return nil }
+        guard let port = Int(line[line.index(after: colon)...]), (1...65_535).contains(port) else { return nil }
+        return port
+    }
+
+    /// CPU seconds (user and system) the collector used so far, from `/proc/PID/stat`.
+    var cpuSeconds: Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),  // gone: no figure
+            let end = text.lastIndex(of: ")")
+        else { return 0 }
+        let fields = text[text.index(after: end)...].split(separator: " ")
+        // After the command: state is field 3, utime 14 and stime 15 (in clock ticks).
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(max(1, sysconf(Int32(_SC_CLK_TCK))))
+    }
+
+    /// Stops the collector with SIGTERM (SIGKILL after 10 s) and waits for it.
+    func stop() async {
+        kill(pid, SIGTERM)
+        let pid = self.pid
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(10))
+            kill(pid, SIGKILL)
+        }
+        _ = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: Self.reap(pid)) }
+        }
+        watchdog.cancel()
+    }
+
+    /// Waits for `pid` to end; its wait status.
+    private static func reap(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return status
+    }
+
+    /// The first line `descriptor` delivers (read on a thread of its own), or `nil` at its end.
+    private static func firstLine(of descriptor: Int32) async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var bytes: [UInt8] = []
+                var byte: UInt8 = 0
+                while bytes.count < 4096 {
+                    let count = read(descriptor, &byte, 1)
+                    if count == 1 {
+                        if byte == UInt8(ascii: "\n") { break }
+                        bytes.append(byte)
+                    } else if count == 0 || errno != EINTR {
+                        return continuation.resume(returning: nil)
+                    }
+                }
+                continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
+            }
+        }
+    }
+
+    /// The last lines of the log, for an error message.
+    static func tail(of path: String) -> String {
+        // An unreadable log leaves only the note that there is none.
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        let lines = text.split(separator: "\n").suffix(3).joined(separator: " | ")
+        return lines.isEmpty ? "no output" : lines
+    }
+}

@@ -1,0 +1,133 @@
+import BeaconCollector
+import Foundation
+import Logging
+
+/// One setting of `beacon bench ingest`: `clients` clients posting a workload's gzip
+/// batches to `collectors` `beacon collector` processes, against the database's own insert
+/// of the same rows, run after run, each on a fresh store.
+struct IngestBenchmark {
+    var directory: String
+    /// The PostgreSQL the collectors share, or `nil` for one collector over a SQLite file.
+    var postgres: PostgresStoreConfiguration?
+    var collectors: Int
+    var clients: Int
+    var logger: Logger
+
+    /// The figures of one run.
+    struct Run: Sendable {
+        var eventsPerSecond: Double
+        var baselineRowsPerSecond: Double
+        var p50Milliseconds: Double
+        var p99Milliseconds: Double
+        /// CPU seconds the collector processes used while the clients posted.
+        var collectorCPUSeconds: Double
+        /// CPU seconds this process (the clients) used meanwhile.
+        var clientCPUSeconds: Double
+    }
+
+    /// Runs the collector side, then the baseline, of run number `run`.
+    func run(_ workload: IngestWorkload, baseline: StoreBaseline, run: Int) async throws -> Run {
+        let name = "c\(collectors)_n\(clients)_r\(run)"
+        let (outcome, collectorCPU, clientCPU) = try await collectorSide(workload, name: name)
+        let baselineTime: Duration
+        if let postgres {
+            let configuration = Self.withSchema(postgres, "beacon_bench_\(getpid())_\(name)_base")
+            baselineTime = try await baseline.insertIntoPostgres(configuration, connections: clients, logger: logger)
+        } else {
+            let path = "\(directory)/baseline-\(name).sqlite"
+            defer { Self.removeStore(path) }
+            baselineTime = try await baseline.insertIntoSQLite(path: path)
+        }
+        let sorted = outcome.latenciesMilliseconds.sorted()
+        return Run(
+            eventsPerSecond: Double(workload.events) / outcome.elapsed.inSeconds,
+            baselineRowsPerSecond: Double(baseline.eventCount) / baselineTime.inSeconds,
+            p50Milliseconds: BenchmarkStatistics.percentile(sorted, 0.5),
+            p99Milliseconds: BenchmarkStatistics.percentile(sorted, 0.99),
+            collectorCPUSeconds: collectorCPU, clientCPUSeconds: clientCPU)
+    }
+
+    /// Starts the collectors on a fresh store, warms each up with one event, posts the
+    /// workload, checks from the store that every event is there once, stops them.
+    private func collectorSide(
+        _ workload: IngestWorkload, name: String
+    ) async throws -> (IngestClients.Outcome, collectorCPU: Double, clientCPU: Double) {
+        var store: [String] = []
+        var environment: [String: String] = [:]
+        let path = "\(directory)/collector-\(name).sqlite"
+        var shared: PostgresStoreConfiguration?
+        if let postgres {
+            let configuration = Self.withSchema(postgres, "beacon_bench_\(getpid())_\(name)")
+            shared = configuration
+            // The address goes through the environment: arguments are visible to every user in `ps`.
+            environment["BEACON_COLLECTOR_STORE"] = Self.url(configuration)
+            store = ["--store-pool-size", String(configuration.poolSize)]
+        } else {
+            store = ["--db", path]
+        }
+        defer { if shared == nil { Self.removeStore(path) } }
+        var children: [CollectorChild] = []
+        do {
+            for index in 0..<collectors {
+                children.append(try await CollectorChild(arguments: store, environment: environment, logPath: "\(directory)/collector-\(name)-\(index).log"))
+            }
+            // One event per collector first: connections, the schema's migrations, the file's pages.
+            let warmUp = try IngestWorkload(events: collectors, batchSize: 1, gzipLevel: 1)
+            for (index, child) in children.enumerated() {
+                _ = try await IngestClients(ports: [child.port], clients: 1, logger: logger).post([warmUp.batches[index]])
+            }
+            let cpuBefore = children.map(\.cpuSeconds)
+            let clientBefore = ProcessCPU.seconds
+            let outcome = try await IngestClients(ports: children.map(\.port), clients: clients, logger: logger).post(workload.batches)
+            let clientCPU = ProcessCPU.seconds - clientBefore
+            let collectorCPU = zip(children.map(\.cpuSeconds), cpuBefore).reduce(0) { $0 + $1.0 - $1.1 }
+            for child in children { await child.stop() }
+            children = []
+            try await verify(expected: workload.events + collectors, sqlitePath: path, postgres: shared)
+            if let shared { try await StoreBaseline.dropPostgresSchema(shared, logger: logger) }
+            return (outcome, collectorCPU, clientCPU)
+        } catch {
+            for child in children { await child.stop() }
+            // Best effort: the run's error is the one to report.
+            if let shared { try? await StoreBaseline.dropPostgresSchema(shared, logger: logger) }
+            throw error
+        }
+    }
+
+    /// Reads the store's totals (and its rows' count) with a collector of this process.
+    private func verify(expected: Int, sqlitePath: String, postgres: PostgresStoreConfiguration?) async throws {
+        var configuration = CollectorConfiguration(port: 0, databasePath: postgres == nil ? sqlitePath : nil)
+        configuration.postgres = postgres
+        let collector = try Collector(configuration: configuration, logger: logger)
+        let (totals, rows) = try await collector.withRunning { _ in
+            (try await collector.sharedTotals(), try await collector.storedCount())
+        }
+        guard totals.events == expected, rows == expected else {
+            throw CLIError.runtime("ingest benchmark: the store holds \(rows) rows (totals say \(totals.events)), not \(expected)")
+        }
+    }
+
+    /// `configuration` with its own schema.
+    static func withSchema(_ configuration: PostgresStoreConfiguration, _ schema: String) -> PostgresStoreConfiguration {
+        var configuration = configuration
+        configuration.schema = schema
+        return configuration
+    }
+
+    /// `configuration` as a `--store` address, password included (it goes to a child's
+    /// environment, never to output).
+    static func url(_ configuration: PostgresStoreConfiguration) -> String {
+        func encoded(_ text: String) -> String {
+            text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+        }
+        let secret = configuration.password.map { ":" + encoded($0) } ?? ""
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        let schema = configuration.schema.map { "?schema=\($0)" } ?? ""
+        return "postgres://\(encoded(configuration.username))\(secret)@\(host):\(configuration.port)/\(encoded(configuration.database))\(schema)"
+    }
+
+    /// Removes a SQLite file and its WAL companions.
+    static func removeStore(_ path: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }  // best effort: temp files
+    }
+}
