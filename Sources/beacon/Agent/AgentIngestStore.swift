@@ -79,6 +79,12 @@ struct AgentIngestStore: CollectorStore {
     /// Events queued now (the agent forwards events; it keeps no browsable copy).
     func count() async throws -> Int { queue.depth.events }
 
+    /// The queue's totals as `shared` in `/v1/stats`: `events` queued now (the agent
+    /// forwards events and keeps no count of what left), no batches.
+    func totals() async throws -> StoreTotals {
+        StoreTotals(store: "beacon-queue", events: queue.depth.events, batches: 0)
+    }
+
     func messageIds() async throws -> [String] { [] }
 
     func messageIdBytes() async throws -> [[UInt8]] { [] }
