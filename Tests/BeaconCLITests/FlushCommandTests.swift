@@ -43,8 +43,9 @@ struct FlushCommandTests {
     func aSignalStopsAfterTheBatchInFlightSettles(name: String, signal: Int32, code: Int32) async throws {
         let directory = try BeaconProcess.temporaryDirectory()
         let db = "\(directory)/q.sqlite"
-        // Each batch takes 300 ms at the collector, so a signal lands while one is in flight.
-        let collector = try RunningCollector(arguments: ["--latency-ms", "300"], directory: directory)
+        // Each batch takes 1 s at the collector, so a signal lands while one is in flight even
+        // when a loaded machine takes a while to spawn the stats poller below.
+        let collector = try RunningCollector(arguments: ["--latency-ms", "1000"], directory: directory)
         defer { collector.stop() }
         let endpoint = try await collector.address()
         let track = try await BeaconProcess.run(["track", "--db", db, "--count", "100"])
@@ -80,7 +81,7 @@ struct FlushCommandTests {
         let stored = try await collector.stats()["stored"] as? Int ?? -1
         #expect(stored + depth == 100, "stored \(stored), queued \(depth)")
 
-        let rest = try await BeaconProcess.run(["flush", "--db", db, "--endpoint", endpoint, "--batch-size", "10"])
+        let rest = try await BeaconProcess.run(["flush", "--db", db, "--endpoint", endpoint, "--batch-size", "100"])
         #expect(rest.status == 0, "\(rest.stderr)")
         let after = try await collector.stats()
         #expect(after["stored"] as? Int == 100)
