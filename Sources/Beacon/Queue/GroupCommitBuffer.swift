@@ -9,6 +9,8 @@ import Foundation
 /// - The writer runs on its own serial dispatch queue, never on Swift's cooperative pool.
 ///   It starts as soon as an event arrives and takes everything buffered (up to
 ///   `maxGroup`), so an event waits at most about two transactions.
+/// - It holds at most `capacity` events and `capacityBytes` bytes (``PendingEvent/memoryCost``),
+///   whichever comes first; an event larger than `capacityBytes` alone is still taken.
 /// - When the store fails, events stay here, the writer retries with backoff, and the
 ///   fault is reported. If the buffer fills while the store is failing, the oldest
 ///   buffered event is dropped and counted. While the store is healthy, a full buffer
@@ -25,6 +27,9 @@ final class GroupCommitBuffer: @unchecked Sendable {
     struct Configuration: Sendable {
         /// Events held in memory at most, the group being committed included. Default 10,000.
         var capacity = 10_000
+        /// Bytes held in memory at most (``PendingEvent/memoryCost``), the group being
+        /// committed included. Default 2 MiB: about 4,000 events of 300 bytes of JSON.
+        var capacityBytes = 2 << 20
         /// Events per transaction at most. Default 1,000.
         var maxGroup = 1_000
         /// First retry delay after a failed commit.
@@ -57,6 +62,9 @@ final class GroupCommitBuffer: @unchecked Sendable {
     /// Events of the group being committed: they count against `capacity` too, so that
     /// at most `capacity` events are held in memory, not `capacity + maxGroup`.
     private var committing = 0
+    /// ``PendingEvent/memoryCost`` of `entries`, and of the group being committed.
+    private var bufferedBytes = 0
+    private var committingBytes = 0
     private var failure: StorageError?
     /// Set when `append` gave up waiting for room: the commit under way is stuck, so
     /// later appends drop at once instead of each waiting again. Cleared by the next
@@ -106,11 +114,12 @@ final class GroupCommitBuffer: @unchecked Sendable {
 
     /// Adds an event; see the type's documentation for when this waits.
     func append(_ event: PendingEvent) -> CommitTicket {
+        let cost = event.memoryCost
         condition.lock()
-        if entries.count + committing >= configuration.capacity, failure == nil, !stalled, !closed {
+        if isFull(adding: cost), failure == nil, !stalled, !closed {
             // Only when full: the common path reads no clock.
             let limit = Date(timeIntervalSinceNow: configuration.maxAppendWait.inSeconds)
-            while entries.count + committing >= configuration.capacity, failure == nil, !closed {
+            while isFull(adding: cost), failure == nil, !closed {
                 if !condition.wait(until: limit) {
                     stalled = true  // the writer is stuck: drop below instead of hanging
                     break
@@ -118,15 +127,14 @@ final class GroupCommitBuffer: @unchecked Sendable {
             }
         }
         var dropped = 0
-        while entries.count >= configuration.capacity {
-            entries.removeFirst()
-            markDropped(firstBufferedTicket)
-            firstBufferedTicket += 1
+        while !entries.isEmpty, entries.count >= configuration.capacity || bufferedBytes + cost > configuration.capacityBytes {
+            dropOldest()
             dropped += 1
         }
         let ticket = nextTicket
         nextTicket += 1
         entries.append(event)
+        bufferedBytes += cost
         let start = !writing && failure == nil && !closed
         if start { writing = true }
         let ready = dropped > 0 ? takeSettledWaiters() : []
@@ -239,6 +247,7 @@ final class GroupCommitBuffer: @unchecked Sendable {
         closed = true
         let left = Array(entries)
         entries.removeAll()
+        bufferedBytes = 0
         let pending = waiters
         waiters.removeAll()
         condition.broadcast()
@@ -259,15 +268,20 @@ final class GroupCommitBuffer: @unchecked Sendable {
             }
             let count = min(entries.count, configuration.maxGroup)
             var taken = Deque<PendingEvent>()
+            let takenBytes: Int
             if count == entries.count {
                 swap(&taken, &entries)  // O(1) under the lock: producers are never held up by a copy
+                takenBytes = bufferedBytes
             } else {
                 taken.append(contentsOf: entries.prefix(count))
                 entries.removeFirst(count)
+                takenBytes = taken.reduce(0) { $0 + $1.memoryCost }
             }
+            bufferedBytes -= takenBytes
             let firstTicket = firstBufferedTicket
             firstBufferedTicket += UInt64(count)
             committing = count
+            committingBytes = takenBytes
             condition.unlock()
             let group = Array(taken)
 
@@ -278,6 +292,7 @@ final class GroupCommitBuffer: @unchecked Sendable {
 
             condition.lock()
             committing = 0
+            committingBytes = 0
             condition.broadcast()  // room for producers waiting on a full buffer
             let recovered = failure != nil
             failure = nil
@@ -296,12 +311,12 @@ final class GroupCommitBuffer: @unchecked Sendable {
         condition.lock()
         committing = 0
         entries.insert(contentsOf: group, at: 0)
+        bufferedBytes += committingBytes
+        committingBytes = 0
         firstBufferedTicket = firstTicket
         var dropped = 0
-        while entries.count > configuration.capacity {
-            entries.removeFirst()
-            markDropped(firstBufferedTicket)
-            firstBufferedTicket += 1
+        while entries.count > configuration.capacity || (entries.count > 1 && bufferedBytes > configuration.capacityBytes) {
+            dropOldest()
             dropped += 1
         }
         let changed = failure?.kind != error.kind
@@ -320,6 +335,21 @@ final class GroupCommitBuffer: @unchecked Sendable {
     }
 
     // MARK: - Bookkeeping (call with the lock held)
+
+    /// Whether an event costing `cost` must wait for room (or push the oldest out). One
+    /// event always fits an empty buffer, however large.
+    private func isFull(adding cost: Int) -> Bool {
+        if entries.count + committing >= configuration.capacity { return true }
+        return entries.count + committing > 0 && bufferedBytes + committingBytes + cost > configuration.capacityBytes
+    }
+
+    /// Drops the oldest buffered event (not one being committed).
+    private func dropOldest() {
+        let oldest = entries.removeFirst()
+        bufferedBytes -= oldest.memoryCost
+        markDropped(firstBufferedTicket)
+        firstBufferedTicket += 1
+    }
 
     /// `true` committed, `false` dropped, `nil` not settled yet.
     private func outcome(of ticket: UInt64) -> Bool? {

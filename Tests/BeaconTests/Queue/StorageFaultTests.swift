@@ -135,6 +135,45 @@ struct StorageFaultTests {
         #expect(logged.contains { $0.contains("work again") && $0.contains("\(queue.droppedFromMemory)") }, "\(queue.droppedFromMemory): \(logged)")
     }
 
+    @Test("the memory buffer is bounded by bytes too: a failing store keeps about memoryBufferBytes, the oldest dropped")
+    func memoryBufferIsBoundedByBytes() async throws {
+        var configuration = configuration(capacity: 10_000)
+        // 20 KB: room for about 12 events of 1.5 KB, far under the 10,000-event capacity.
+        configuration.memoryBufferBytes = 20_000
+        let queue = try SQLiteEventQueue(path: path, configuration: configuration)
+        let tracker = Tracker(queue: queue)
+        try await queue.executeOnWriter("PRAGMA query_only = 1")
+        let pad = JSONValue.string(String(repeating: "x", count: 1_500))
+        var receipts: [TrackReceipt] = []
+        for index in 0..<40 { receipts.append(try tracker.track("e\(index)", properties: ["pad": pad])) }
+        #expect(await queue.waitForPendingWrites(timeout: .milliseconds(300)) == false, "the store is failing")
+        let dropped = queue.droppedFromMemory
+        #expect(dropped >= 40 - 14, "at most about 20 KB stays in memory; \(dropped) of 40 dropped")
+        #expect(dropped < 40 - 5, "and the buffer still holds what fits; \(dropped) of 40 dropped")
+        try await queue.executeOnWriter("PRAGMA query_only = 0")
+        #expect(await queue.waitForPendingWrites(timeout: .seconds(10)))
+        var committed: [Int] = []
+        for (index, receipt) in receipts.enumerated() where await queue.waitForCommit(receipt.ticket, timeout: .zero) == .committed {
+            committed.append(index)
+        }
+        #expect(committed.count + dropped == 40)
+        #expect(committed == Array((40 - committed.count)..<40), "the oldest were dropped, the newest kept")
+    }
+
+    @Test("events larger than memoryBufferBytes are taken one at a time: a healthy store is waited for, nothing dropped")
+    func oversizedEventsWaitForRoom() async throws {
+        var configuration = configuration(capacity: 10)
+        configuration.memoryBufferBytes = 1
+        configuration.maxTrackWait = .seconds(20)  // a slow commit under load is waited for, not dropped
+        let queue = try SQLiteEventQueue(path: path, configuration: configuration)
+        let tracker = Tracker(queue: queue)
+        let pad = JSONValue.string(String(repeating: "y", count: 4_000))
+        for index in 0..<20 { try tracker.track("big\(index)", properties: ["pad": pad]) }
+        #expect(await queue.waitForPendingWrites(timeout: .seconds(20)))
+        #expect(queue.droppedFromMemory == 0, "a healthy store is waited for instead of dropping")
+        #expect(queue.depth.events == 20)
+    }
+
     @Test("a store with a newer schema is refused at open, naming the versions, and left as it was")
     func newerSchemaIsRefused() async throws {
         _ = try SQLiteEventQueue(path: path)

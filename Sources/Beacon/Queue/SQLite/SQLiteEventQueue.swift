@@ -20,7 +20,8 @@ import Synchronization
 /// not being sent are dropped, counted and reported (`QueueEvent.dropped`).
 ///
 /// Faults: when the store fails (disk full, read-only, file removed, locked, damaged),
-/// events wait in memory (``Configuration/memoryBufferCapacity``) while the writer
+/// events wait in memory (``Configuration/memoryBufferCapacity`` events,
+/// ``Configuration/memoryBufferBytes`` bytes) while the writer
 /// retries with backoff; past that the oldest buffered are dropped, counted in memory and
 /// added to the store's `dropped` counter by the first commit that works. `append` never
 /// waits on a failing store, and at most ``Configuration/maxTrackWait`` on a stuck one.
@@ -44,8 +45,13 @@ public final class SQLiteEventQueue: EventQueue {
         /// Bytes of event JSON kept at most before the oldest are dropped. Default 512 MiB.
         public var maxQueuedBytes = 512 * 1024 * 1024
         /// Events held in memory while waiting for a commit (or for a failing store to
-        /// recover). Default 10,000 (about 5 MB).
+        /// recover). Default 10,000. ``memoryBufferBytes`` bounds them too.
         public var memoryBufferCapacity = 10_000
+        /// Bytes those events may hold at most (their JSON, ids and names, plus about 128
+        /// bytes each), whichever of the two bounds comes first; one event larger than
+        /// this alone is still taken. Default 2 MiB: about 4,000 events of 300 bytes of
+        /// JSON, enough to keep the writer's groups full.
+        public var memoryBufferBytes = 2 << 20
         /// Events per transaction at most. Default 1,000.
         public var maxEventsPerTransaction = 1_000
         /// See ``Durability``. Default ``Durability/processCrash``.
@@ -153,6 +159,7 @@ public final class SQLiteEventQueue: EventQueue {
             deadLetterCounts: deadLetterCounts))
         var bufferConfiguration = GroupCommitBuffer.Configuration()
         bufferConfiguration.capacity = configuration.memoryBufferCapacity
+        bufferConfiguration.capacityBytes = configuration.memoryBufferBytes
         bufferConfiguration.maxGroup = configuration.maxEventsPerTransaction
         bufferConfiguration.maxAppendWait = configuration.maxTrackWait
         let commitBox = CommitBox()

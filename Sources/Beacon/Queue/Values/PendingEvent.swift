@@ -16,3 +16,9 @@ public struct PendingEvent: Sendable, Hashable {
         self.createdAt = createdAt
     }
 }
+
+extension PendingEvent {
+    /// About the bytes this event holds while it waits in memory: its JSON, id and name,
+    /// and a fixed 128 for the value itself and the headers of its three heap buffers.
+    var memoryCost: Int { payload.count + messageId.utf8.count + name.utf8.count + 128 }
+}
