@@ -1,6 +1,5 @@
 import BeaconWire
 import Logging
-import Synchronization
 
 /// The database's own speed for the rows of some `/v1/batch` bodies, with no HTTP, no gzip
 /// and no parsing: the baseline `beacon bench ingest` measures the collector against, in
@@ -80,7 +79,7 @@ public struct StoreBaseline: Sendable {
                 guard totals.events == 0 else {
                     throw CollectorSetupError(message: "The baseline's schema already holds \(totals.events) events; use a fresh one.")
                 }
-                let next = NextIndex()
+                let next = IndexDispenser()
                 let start = ContinuousClock.now
                 try await withThrowingTaskGroup(of: Void.self) { workers in
                     for _ in 0..<connections {
@@ -112,20 +111,6 @@ public struct StoreBaseline: Sendable {
             group.addTask { await store.run() }
             defer { group.cancelAll() }
             try await store.dropSchema()
-        }
-    }
-}
-
-/// Hands out indexes 0, 1, 2... to concurrent workers.
-private final class NextIndex: Sendable {
-    private let next = Mutex(0)
-
-    /// The next index below `count`, or `nil` when they are all taken.
-    func take(below count: Int) -> Int? {
-        next.withLock { value in
-            guard value < count else { return nil }
-            defer { value += 1 }
-            return value
         }
     }
 }

@@ -70,14 +70,7 @@ struct AgentCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        do {
-            _ = try FlushPolicy(parsing: policy)
-        } catch {
-            throw ValidationError("--policy: \(error)")
-        }
-        guard DashboardLimits.batchSizes.contains(batchSize) else {
-            throw ValidationError("--batch-size must be 1...10000, not \(batchSize)")
-        }
+        try EngineFlags.validate(policy: policy, batchSize: batchSize)
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("Unknown --log-level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical.")
         }

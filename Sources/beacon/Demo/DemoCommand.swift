@@ -53,14 +53,7 @@ struct DemoCommand: AsyncParsableCommand {
     var configInterval: String?
 
     func validate() throws {
-        do {
-            _ = try FlushPolicy(parsing: policy)
-        } catch {
-            throw ValidationError("--policy: \(error)")
-        }
-        guard DashboardLimits.batchSizes.contains(batchSize) else {
-            throw ValidationError("--batch-size must be 1...10000, not \(batchSize)")
-        }
+        try EngineFlags.validate(policy: policy, batchSize: batchSize)
         guard (0...100_000).contains(rate) else {
             throw ValidationError("--rate must be 0...100000 events per second, not \(rate)")
         }

@@ -1,7 +1,7 @@
+import BeaconWire
 import Beacon
 import Foundation
 import Logging
-import Synchronization
 
 /// `clients` concurrent HTTP clients, each with its own kept-alive connection, taking the
 /// next batch of a workload as soon as their last one is answered, until every batch is
@@ -29,7 +29,7 @@ struct IngestClients {
                     endpoint: "http://127.0.0.1:\(port)", writeKey: nil, requestTimeout: .seconds(60)),
                 logger: logger)
         }
-        let cursor = BatchCursor()
+        let cursor = IndexDispenser()
         let start = ContinuousClock.now
         let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
             for sender in senders {
@@ -49,19 +49,5 @@ struct IngestClients {
             return try await group.reduce(into: []) { $0 += $1 }
         }
         return Outcome(elapsed: start.duration(to: .now), latenciesMilliseconds: latencies)
-    }
-}
-
-/// Hands out batch indexes 0, 1, 2... to the clients.
-private final class BatchCursor: Sendable {
-    private let next = Mutex(0)
-
-    /// The next index below `count`, or `nil` when every batch is taken.
-    func take(below count: Int) -> Int? {
-        next.withLock { value in
-            guard value < count else { return nil }
-            defer { value += 1 }
-            return value
-        }
     }
 }
