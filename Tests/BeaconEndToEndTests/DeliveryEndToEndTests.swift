@@ -93,51 +93,56 @@ struct DeliveryEndToEndTests {
         }
     }
 
+    /// The backoff on an injected clock: after each refused attempt the batcher sleeps for
+    /// the policy's delay (50 ms × 2ⁿ, within its 20 % jitter), sends nothing until the
+    /// clock reaches it, and one request is in flight at a time. No wall-clock bound: a
+    /// loaded machine cannot make it pass or fail.
     @Test func outageBacksOffWithGrowingGapsOneRequestAtATime() async throws {
         let directory = try Self.temporaryDirectory()
         var plan = FaultPlan.none
         plan.down = true
         try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], faultPlan: plan)) { collector, port in
-            let engine = try Self.makeEngine(
-                port: port, directory: directory, batchSize: 50, policy: .count(1),
-                retryPolicy: RetryPolicy(initialDelay: .milliseconds(50), maxDelay: .seconds(5), multiplier: 2, jitter: 0.2))
-            try await Self.running(engine) {
+            let clock = ManualClock()
+            var logger = Logger(label: "beacon.e2e")
+            logger.logLevel = .critical
+            let queue = try SQLiteEventQueue(path: "\(directory)/queue.sqlite", logger: logger)
+            let sender = HTTPSender(
+                configuration: try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(port)", writeKey: "e2e", requestTimeout: .seconds(10)),
+                logger: logger)
+            let engine = BeaconEngine(
+                queue: queue, destination: Destination(sender: sender), settings: EngineSettings(policy: .count(1), batchSize: 50),
+                retryPolicy: RetryPolicy(initialDelay: .milliseconds(50), maxDelay: .seconds(5), multiplier: 2, jitter: 0.2), clock: clock,
+                logger: logger)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await engine.run() }
                 try engine.tracker.track("Outage", anonymousId: "a")
-                _ = await engine.observer.firstSnapshot { $0.totals.retried >= 7 }
-                let attempts = collector.requestLog().filter { $0.route.hasPrefix("/v1/b") }
-                #expect(attempts.count >= 7)
-                #expect(attempts.allSatisfy { $0.status == 503 })
-                // Never more than one request in flight: each arrives after the previous ended.
-                for (previous, next) in zip(attempts, attempts.dropFirst()) {
-                    #expect(next.secondsSinceStart >= previous.secondsSinceStart + previous.durationSeconds)
+                var delays: [Duration] = []
+                for failures in 0..<7 {
+                    // The attempt is refused and settled; the batcher then sleeps on the clock.
+                    _ = await engine.observer.firstSnapshot { $0.totals.retried >= failures + 1 }
+                    await clock.waitForSleepers()
+                    let attempts = collector.requestLog().filter { $0.route.hasPrefix("/v1/b") }
+                    #expect(attempts.count == failures + 1, "one attempt per wake, none while asleep: \(attempts.count)")
+                    #expect(attempts.allSatisfy { $0.status == 503 })
+                    let deadline = try #require(clock.nextDeadline)
+                    let delay = clock.now.duration(to: deadline)
+                    let policy = min(5.0, 0.05 * pow(2, Double(failures)))
+                    #expect(
+                        delay.inSeconds >= policy * 0.8 - 0.001 && delay.inSeconds <= policy * 1.2 + 0.001,
+                        "attempt \(failures + 1): slept \(delay), the policy says \(policy) s ± 20 %")
+                    delays.append(delay)
+                    // Back up before the last wake: the event goes through on it.
+                    if failures == 6 { try collector.setFaultPlan(.none) }
+                    clock.advanceToNextDeadline()
                 }
-                // Backoff: the idle time between the end of one attempt and the start of
-                // the next is never shorter than the policy's delay for that attempt
-                // (50 ms × 2ⁿ, less at most 20 % jitter), so the gaps grow. A loaded
-                // machine can only lengthen a gap, so the upper bound allows 2.5 s of it,
-                // and skips the first gap, which also holds the client's reconnection after
-                // the first refusal (over a second in a cold CI run).
-                let gaps = zip(attempts, attempts.dropFirst()).map { previous, next in
-                    next.secondsSinceStart - (previous.secondsSinceStart + previous.durationSeconds)
-                }
-                for (failures, gap) in gaps.enumerated() {
-                    let delay = min(5.0, 0.05 * pow(2, Double(failures)))
-                    #expect(gap >= delay * 0.8 - 0.005, "gap \(failures + 1) honours the backoff: \(gaps)")
-                    if failures > 0 {
-                        #expect(gap <= delay + 2.5, "gap \(failures + 1) is the backoff, not more: \(gaps)")
-                    }
-                }
-                // Back up: the event goes through.
-                try collector.setFaultPlan(.none)
-                #expect(await Self.waitUntilDelivered(engine, 1) != nil)
+                #expect(delays.last.map { $0 > delays[0] * 8 } == true, "the waits grow: \(delays)")
+                #expect(await engine.observer.firstSnapshot { $0.totals.delivered >= 1 && $0.depth == 0 } != nil)
+                #expect(try await collector.storedCount() == 1)
+                group.cancelAll()
             }
         }
     }
 
-    /// A destination that never takes a batch does not hold the queue forever: after
-    /// `maxAttempts` each event ends in the dead-letter table with the collector's real
-    /// 503, none is stored, the queue empties, and once the collector is back the next
-    /// event goes through at once.
     @Test func retriesRunOutAndTheQueueDoesNotBlock() async throws {
         let directory = try Self.temporaryDirectory()
         var plan = FaultPlan.none
