@@ -29,12 +29,13 @@ struct CollectorConnectionLimitTests {
 
     @Test("A connection left open after an answer is closed after the idle timeout")
     func idleAfterAnswerClosed() async throws {
-        try await withCollector(Self.configuration(idle: .milliseconds(300))) { _, port in
+        // 1 s of idle time: room for a loaded machine to read and answer the request first.
+        try await withCollector(Self.configuration(idle: .seconds(1))) { _, port in
             let exchange = try await RawConnection.exchange(
-                port: port, chunks: [bytes("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")], deadline: .seconds(5))
+                port: port, chunks: [bytes("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")], deadline: .seconds(10))
             #expect(exchange.status == 200)
             #expect(exchange.closedByServer)
-            #expect(exchange.elapsed < .seconds(4))
+            #expect(exchange.elapsed < .seconds(8))
         }
     }
 
