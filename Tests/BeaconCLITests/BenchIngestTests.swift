@@ -30,20 +30,23 @@ struct BenchIngestTests {
 
     /// Checks the figures of one setting against each other.
     private func checkFigures(_ object: [String: Any], runs: Int) throws {
-        let perRun = try #require(object["eventsPerSecond"] as? [Double])
-        let baselines = try #require(object["baselineRowsPerSecond"] as? [Double])
+        let perRun = try #require(object["values"] as? [Double])
+        let baselines = try #require(object["baselineValues"] as? [Double])
         #expect(perRun.count == runs && baselines.count == runs)
         #expect(perRun.allSatisfy { $0 > 0 } && baselines.allSatisfy { $0 > 0 })
-        let figure = try #require(object["figure"] as? Double), baseline = try #require(object["baseline"] as? Double)
+        let figure = try #require(object["median"] as? Double), baseline = try #require(object["baselineMedian"] as? Double)
         #expect(abs(figure - Self.median(perRun)) <= 1)
         #expect(abs(baseline - Self.median(baselines)) <= 1)
         let ratio = try #require(object["ratio"] as? Double)
         #expect(abs(ratio - figure / baseline) < 0.002)
-        let p50 = try #require(object["p50Milliseconds"] as? Double), p99 = try #require(object["p99Milliseconds"] as? Double)
+        #expect(object["met"] as? Bool == (ratio >= 0.7))
+        #expect((object["figure"] as? String)?.hasPrefix("ingest, ") == true)
+        let details = try #require(object["details"] as? [String: Any])
+        let p50 = try #require(details["p50Milliseconds"] as? Double), p99 = try #require(details["p99Milliseconds"] as? Double)
         #expect(p50 > 0 && p99 >= p50)
         #expect(object["cores"] as? Int == ProcessInfo.processInfo.activeProcessorCount)
         #expect(object["runs"] as? Int == runs)
-        #expect(object["target"] as? Double == 0.7)
+        #expect(object["target"] as? String == "ratio >= 0.7")
     }
 
     private static func median(_ values: [Double]) -> Double {
@@ -58,13 +61,14 @@ struct BenchIngestTests {
             ["bench", "ingest", "--events", "1200", "--runs", "2", "--clients", "1", "--clients", "3", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let objects = try objects(result.stdout)
-        #expect(objects.map { $0["clients"] as? Int } == [1, 3])
-        for object in objects {
+        let details = objects.map { $0["details"] as? [String: Any] ?? [:] }
+        #expect(details.map { $0["clients"] as? Int } == [1, 3])
+        for (object, details) in zip(objects, details) {
             #expect(object["benchmark"] as? String == "ingest")
-            #expect(object["store"] as? String == "sqlite")
-            #expect(object["collectors"] as? Int == 1)
-            #expect(object["events"] as? Int == 1200)
-            #expect(object["batchSize"] as? Int == 500)
+            #expect(details["store"] as? String == "sqlite")
+            #expect(details["collectors"] as? Int == 1)
+            #expect(details["events"] as? Int == 1200)
+            #expect(details["batchSize"] as? Int == 500)
             try checkFigures(object, runs: 2)
         }
     }
@@ -79,10 +83,11 @@ struct BenchIngestTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stderr.contains("beacon:beacon"), "no password in the output")
         let objects = try objects(result.stdout)
-        #expect(objects.map { $0["collectors"] as? Int } == [1, 2])
-        for object in objects {
-            #expect(object["store"] as? String == "postgres")
-            #expect(object["clients"] as? Int == 3)
+        let details = objects.map { $0["details"] as? [String: Any] ?? [:] }
+        #expect(details.map { $0["collectors"] as? Int } == [1, 2])
+        for (object, details) in zip(objects, details) {
+            #expect(details["store"] as? String == "postgres")
+            #expect(details["clients"] as? Int == 3)
             try checkFigures(object, runs: 1)
         }
         let left = try await CrashDatabase.psql(address, "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'beacon_bench_%'")

@@ -27,21 +27,33 @@ struct IngestReport {
     var json: JSONValue {
         func rounded(_ values: [Double]) -> JSONValue { .array(values.map { .double($0.rounded()) }) }
         func milliseconds(_ values: [Double]) -> JSONValue { .array(values.map { .double(round2($0)) }) }
+        // The shape of every other figure of `bench --json` (BenchFigure), with the ingest's own details.
+        let name = store == "sqlite"
+            ? "ingest, \(clients) clients, one collector over a SQLite file"
+            : "ingest, \(clients) clients, \(collectors) collector(s) over one PostgreSQL"
+        let base = store == "sqlite" ? "raw insert, same rows, one transaction" : "PostgreSQL's multi-row insert, \(clients) connections"
         var object: [String: JSONValue] = [
-            "benchmark": "ingest", "store": .string(store), "collectors": .int(collectors), "clients": .int(clients),
-            "events": .int(events), "batchSize": .int(batchSize), "runs": .int(runs.count), "cores": .int(cores),
-            "figure": .double(figure.rounded()), "baseline": .double(baseline.rounded()),
-            "ratio": .double((ratio * 1000).rounded() / 1000), "target": .double(Self.target),
-            "eventsPerSecond": rounded(runs.map(\.eventsPerSecond)),
-            "baselineRowsPerSecond": rounded(runs.map(\.baselineRowsPerSecond)),
-            "p50Milliseconds": .double(round2(BenchmarkStatistics.median(runs.map(\.p50Milliseconds)))),
-            "p99Milliseconds": .double(round2(BenchmarkStatistics.median(runs.map(\.p99Milliseconds)))),
-            "p99MillisecondsPerRun": milliseconds(runs.map(\.p99Milliseconds)),
-            "collectorCPUSeconds": .double((BenchmarkStatistics.median(runs.map(\.collectorCPUSeconds)) * 1000).rounded() / 1000),
-            "clientCPUSeconds": .double((BenchmarkStatistics.median(runs.map(\.clientCPUSeconds)) * 1000).rounded() / 1000),
+            "benchmark": "ingest", "figure": .string(name), "unit": "events/s",
+            "median": .double(figure.rounded()), "values": rounded(runs.map(\.eventsPerSecond)),
+            "baseline": .string(base), "baselineMedian": .double(baseline.rounded()),
+            "baselineValues": rounded(runs.map(\.baselineRowsPerSecond)),
+            "ratio": .double((ratio * 1000).rounded() / 1000), "target": .string("ratio >= \(Self.target)"),
+            "met": .bool(ratio >= Self.target), "runs": .int(runs.count), "cores": .int(cores),
+            "details": [
+                "store": .string(store), "collectors": .int(collectors), "clients": .int(clients), "events": .int(events),
+                "batchSize": .int(batchSize),
+                "p50Milliseconds": .double(round2(BenchmarkStatistics.median(runs.map(\.p50Milliseconds)))),
+                "p99Milliseconds": .double(round2(BenchmarkStatistics.median(runs.map(\.p99Milliseconds)))),
+                "p99MillisecondsPerRun": milliseconds(runs.map(\.p99Milliseconds)),
+                "collectorCPUSeconds": .double((BenchmarkStatistics.median(runs.map(\.collectorCPUSeconds)) * 1000).rounded() / 1000),
+                "clientCPUSeconds": .double((BenchmarkStatistics.median(runs.map(\.clientCPUSeconds)) * 1000).rounded() / 1000),
+            ],
         ]
-        if let loadBefore { object["loadAverageBefore"] = .double(loadBefore) }
-        if let loadAfter { object["loadAverageAfter"] = .double(loadAfter) }
+        if let loadBefore { object["loadAverage1m"] = .double(loadBefore) }
+        if let loadAfter, case .object(var details)? = object["details"] {
+            details["loadAverageAfter"] = .double(loadAfter)
+            object["details"] = .object(details)
+        }
         return .object(object)
     }
 
