@@ -94,7 +94,7 @@ public struct ControlClient: Sendable {
         } catch let error as ControlClientError {
             throw error
         } catch is CancellationError {
-            return
+            return  // the caller stopped listening (a watch ended by its task): not a failure
         } catch {
             throw ControlClientError(kind: .connection, message: "the connection to \(socketPath) failed: \(error)")
         }
