@@ -52,6 +52,7 @@ final class CollectorProcess: @unchecked Sendable {
     func storedCount() throws -> Int {
         let connection = try RawHTTPConnection(port: port)
         let response = try connection.get("/v1/stats")
+        // A body that does not decode is reported below, with the status, as a missing count.
         guard response.status == 200, let stats = try? JSONDecoder().decode(JSONValue.self, from: Data(response.body)),
             let stored = stats["stored"]?.intValue
         else {
