@@ -1,14 +1,17 @@
 import BeaconWire
+import Foundation
 import Logging
 
 /// Sends batches to a Segment-compatible collector: `POST {endpoint}/v1/batch`, JSON,
 /// gzipped by default, Basic auth with the write key.
 ///
 /// It never throws: every response and every network failure goes through
-/// ``HTTPResponseClassifier`` into a ``SendResult``. It runs on AsyncHTTPClient, which
-/// keeps the connection open between batches, never blocks Swift's cooperative pool,
-/// ends each exchange at ``HTTPSenderConfiguration/requestTimeout``, does not follow
-/// redirects, and is safe to call from several tasks at once.
+/// ``HTTPResponseClassifier`` into a ``SendResult``. An `http://` endpoint is reached
+/// over SwiftNIO's HTTP/1.1 codec with connections kept alive between batches (a lean
+/// path: no TLS to bring); an `https://` one through AsyncHTTPClient. Either way it
+/// never blocks Swift's cooperative pool, ends each exchange at
+/// ``HTTPSenderConfiguration/requestTimeout``, does not follow redirects, and is safe to
+/// call from several tasks at once.
 ///
 /// ```swift
 /// let sender = try HTTPSender(endpoint: "http://127.0.0.1:8080", writeKey: "wk_123")
@@ -17,8 +20,7 @@ import Logging
 public final class HTTPSender: EventSender {
     /// Where and how this sender posts.
     public let configuration: HTTPSenderConfiguration
-    private let transport: HTTPTransport
-    private let url: String
+    private let route: Route
     private let fixedHeaders: [(String, String)]
     private let classifier: HTTPResponseClassifier
     private let logger: Logger
@@ -38,8 +40,7 @@ public final class HTTPSender: EventSender {
         self.classifier = HTTPResponseClassifier(retryAfter: configuration.retryAfter)
         self.logger = logger
         self.now = now
-        self.transport = HTTPTransport(idleTimeout: configuration.requestTimeout)
-        self.url = configuration.batchURL.absoluteString
+        self.route = Route(configuration)
         var headers = [
             ("Content-Type", "application/json"), ("Accept", "application/json"), ("User-Agent", configuration.userAgent),
         ]
@@ -67,8 +68,16 @@ public final class HTTPSender: EventSender {
         let started = ContinuousClock.now
         let (body, gzipped) = batch.preparedBody.map { ($0.bytes, $0.gzipped) } ?? encodedBytes(for: batch)
         let headers = gzipped ? fixedHeaders + [("Content-Encoding", "gzip")] : fixedHeaders
-        let exchange = await transport.perform(
-            .POST, url: url, headers: headers, body: body, deadline: configuration.requestTimeout)
+        let exchange: HTTPExchange
+        switch route {
+        case .plain(let pool, let path):
+            exchange = await pool.perform(
+                .POST, path: path, headers: headers, body: body, deadline: configuration.requestTimeout,
+                bodyLimit: HTTPTransport.responseBodyLimit)
+        case .client(let transport, let url):
+            exchange = await transport.perform(
+                .POST, url: url, headers: headers, body: body, deadline: configuration.requestTimeout)
+        }
         let result: SendResult
         switch exchange {
         case .response(let status, let headers, let responseBody, _):
@@ -81,6 +90,25 @@ public final class HTTPSender: EventSender {
         }
         log(result, batch: batch, bodyBytes: body.count, elapsed: ContinuousClock.now - started)
         return result
+    }
+
+    /// How requests reach the endpoint.
+    private enum Route: Sendable {
+        /// `http://`: the lean HTTP/1.1 path, posting to `path` (the batch URL's, percent-encoded).
+        case plain(HTTP1ConnectionPool, path: String)
+        /// `https://` (or an endpoint the lean path cannot take): AsyncHTTPClient.
+        case client(HTTPTransport, url: String)
+
+        init(_ configuration: HTTPSenderConfiguration) {
+            let url = configuration.batchURL
+            if url.scheme?.lowercased() == "http", let host = url.host, !host.isEmpty,
+                let components = URLComponents(url: url, resolvingAgainstBaseURL: false), !components.percentEncodedPath.isEmpty
+            {
+                self = .plain(HTTP1ConnectionPool(host: host, port: url.port ?? 80), path: components.percentEncodedPath)
+            } else {
+                self = .client(HTTPTransport(idleTimeout: configuration.requestTimeout), url: url.absoluteString)
+            }
+        }
     }
 
     /// Encodes and compresses the body now, while another batch is in flight. Its
