@@ -43,4 +43,22 @@ struct HelpTests {
             #expect(result.stderr.isEmpty, "\(arguments): \(result.stderr)")
         }
     }
+
+    /// A group's subcommands answer `--help` with their own help, even without the
+    /// option the group needs to run (`dead` needs `--db`).
+    @Test(arguments: [
+        (["dead", "list"], ["--json", "--limit"]), (["dead", "show"], ["<id>"]), (["dead", "retry"], ["--all"]),
+        (["dead", "purge"], ["--all", "--yes"]), (["dead", "export"], ["--out"]),
+    ])
+    func groupSubcommandHelpIsItsOwn(path: [String], flags: [String]) async throws {
+        for arguments in [path + ["--help"], path + ["-h"], ["help"] + path, ["dead", "--db", "x.sqlite"] + path.dropFirst() + ["--help"]] {
+            let result = try await BeaconProcess.run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.contains("USAGE: beacon dead --db FILE \(path[1])"), "\(arguments): \(result.stdout)")
+            for flag in flags {
+                #expect(result.stdout.contains(flag), "\(arguments): no \(flag) in \(result.stdout)")
+            }
+            #expect(result.stderr.isEmpty, "\(arguments): \(result.stderr)")
+        }
+    }
 }

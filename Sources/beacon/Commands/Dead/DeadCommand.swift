@@ -16,8 +16,17 @@ struct DeadCommand: AsyncParsableCommand {
             """,
         subcommands: [DeadListCommand.self, DeadShowCommand.self, DeadRetryCommand.self, DeadPurgeCommand.self, DeadExportCommand.self])
 
-    @Option(help: "The store (an SQLite file).")
-    var db: String
+    // Optional for the parser only: a parent's parse error (a missing option, a failed
+    // `validate()`) makes `beacon dead retry --help` print the parent's help instead of
+    // the subcommand's. The subcommands require it through `store()`.
+    @Option(help: "The store (an SQLite file). Required.")
+    var db: String?
+
+    /// The store given with `--db`; exit 2 naming the option when it is missing.
+    func store() throws -> String {
+        guard let db, !db.isEmpty else { throw ValidationError("missing '--db FILE': the store whose dead letters to read") }
+        return db
+    }
 
     @Option(parsing: .unconditional, help: "Milliseconds to wait for a serving engine's answer (1...600000).")
     var timeoutMs: Int = 10_000

@@ -8,6 +8,7 @@ struct DeadExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write every dead letter as NDJSON, oldest first: one object per line with its whole event.",
+        usage: "beacon dead --db FILE export [--out FILE]",
         discussion: """
             Each line: {"id", "destination", "reason", "status", "failedAt", "messageId", \
             "name", "event"}. `jq -c .event` gives the events alone. Nothing is removed.
@@ -23,7 +24,7 @@ struct DeadExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let access = DeadLetterAccess(db: dead.db, timeout: .milliseconds(dead.timeoutMs))
+        let access = DeadLetterAccess(db: try dead.store(), timeout: .milliseconds(dead.timeoutMs))
         var lines: [UInt8] = []
         var count = 0
         var after: Int64 = 0

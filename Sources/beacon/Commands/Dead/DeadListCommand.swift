@@ -6,7 +6,9 @@ import BeaconWire
 struct DeadListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the dead letters, newest first: id, destination, HTTP status, when, reason, payload preview.")
+        abstract: "List the dead letters, newest first: id, destination, HTTP status, when, reason, payload preview.",
+        // The store comes before the verb (an option of `dead`): say so where users look.
+        usage: "beacon dead --db FILE list [--limit N] [--json]")
 
     @ParentCommand var dead: DeadCommand
 
@@ -21,7 +23,7 @@ struct DeadListCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let access = DeadLetterAccess(db: dead.db, timeout: .milliseconds(dead.timeoutMs))
+        let access = DeadLetterAccess(db: try dead.store(), timeout: .milliseconds(dead.timeoutMs))
         let (result, _) = try await access.perform(.deadList(limit: limit))
         if json {
             Output.line(result.jsonString)

@@ -10,6 +10,7 @@ struct DeadPurgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "purge",
         abstract: "Delete dead letters for good (counted as purged).",
+        usage: "beacon dead --db FILE purge (ID ...|--all) [--yes]",
         discussion: """
             With --all on a terminal while an engine serves the store, asks first unless \
             --yes is given; on a store no engine serves, or from a script, it asks nothing. \
@@ -30,12 +31,12 @@ struct DeadPurgeCommand: AsyncParsableCommand {
     func validate() throws { _ = try DeadCommand.selection(ids: ids, all: all, verb: "purge") }
 
     func run() async throws {
-        let access = DeadLetterAccess(db: dead.db, timeout: .milliseconds(dead.timeoutMs))
+        let access = DeadLetterAccess(db: try dead.store(), timeout: .milliseconds(dead.timeoutMs))
         let selection = try DeadCommand.selection(ids: ids, all: all, verb: "purge")
         if all, !yes, isatty(STDIN_FILENO) == 1, await access.engineServes() {
             let (listed, _) = try await access.perform(.deadList(limit: 1))
             let total = listed["total"]?.intValue ?? 0
-            Output.line("purge all \(total) dead letters of \(dead.db)? type 'yes' to go on:")
+            Output.line("purge all \(total) dead letters of \(try dead.store())? type 'yes' to go on:")
             guard readLine(strippingNewline: true) == "yes" else {
                 Output.line("nothing purged")
                 return

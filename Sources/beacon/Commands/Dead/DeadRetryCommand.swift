@@ -7,6 +7,7 @@ struct DeadRetryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "retry",
         abstract: "Send dead letters back into the queue, each for its own destination only, exactly once.",
+        usage: "beacon dead --db FILE retry (ID ...|--all)",
         discussion: """
             The letters leave the dead-letter table in the same transaction that queues their \
             events again, so a second retry of an id finds nothing (exit 1, nothing changes). \
@@ -25,7 +26,7 @@ struct DeadRetryCommand: AsyncParsableCommand {
     func validate() throws { _ = try DeadCommand.selection(ids: ids, all: all, verb: "retry") }
 
     func run() async throws {
-        let access = DeadLetterAccess(db: dead.db, timeout: .milliseconds(dead.timeoutMs))
+        let access = DeadLetterAccess(db: try dead.store(), timeout: .milliseconds(dead.timeoutMs))
         let (result, route) = try await access.perform(.deadRetry(try DeadCommand.selection(ids: ids, all: all, verb: "retry")))
         let count = result["count"]?.intValue ?? 0
         let sent = route == .engine ? "queued again; the engine sends them now" : "queued again for the next engine on this store"

@@ -6,7 +6,8 @@ import BeaconWire
 struct DeadShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Show one dead letter with its whole event (JSON on one line).")
+        abstract: "Show one dead letter with its whole event (JSON on one line).",
+        usage: "beacon dead --db FILE show ID")
 
     @ParentCommand var dead: DeadCommand
 
@@ -16,7 +17,7 @@ struct DeadShowCommand: AsyncParsableCommand {
     func validate() throws { _ = try DeadCommand.ids([id]) }
 
     func run() async throws {
-        let access = DeadLetterAccess(db: dead.db, timeout: .milliseconds(dead.timeoutMs))
+        let access = DeadLetterAccess(db: try dead.store(), timeout: .milliseconds(dead.timeoutMs))
         let (result, _) = try await access.perform(.deadShow(id: try DeadCommand.ids([id])[0]))
         Output.line(result.jsonString)
     }
