@@ -7,7 +7,8 @@ import Testing
 struct HelpTests {
     /// Each subcommand with the flags its help must name.
     static let subcommands: [(String, [String])] = [
-        ("demo", ["--policy", "--batch-size", "--rate", "--db", "--catalogue", "--config", "--destinations", "--config-interval"]),
+        ("demo", ["--policy", "--batch-size", "--rate", "--db", "--catalogue", "--config", "--destinations", "--config-interval",
+                  "--max-concurrent-requests"]),
         ("monitor", ["--db", "--interval-ms"]),
         ("collector", ["--host", "--port", "--db", "--write-key", "--max-event-bytes", "--fail-rate", "--faults", "--log-level"]),
         ("track", ["--db", "--name", "--prop", "--count", "--user-id", "--anonymous-id", "--stdin", "--print-ids"]),
@@ -15,7 +16,7 @@ struct HelpTests {
         ("status", ["--db", "--json", "--batches"]),
         ("ctl", ["--db", "--json", "--timeout-ms", "status", "flush", "offline", "online", "policy", "batch-size"]),
         ("sync", ["--db", "--from", "--timeout"]),
-        ("bench", ["--json", "--events", "--runs", "--memory-events", "--drain-events", "--latency-events", "--gzip-level"]),
+        ("bench", ["--json", "--events", "--runs", "--memory-events", "--drain-events", "--latency-events", "--gzip-level", "--concurrency"]),
     ]
 
     @Test(arguments: [["--help"], ["-h"], ["help"]])

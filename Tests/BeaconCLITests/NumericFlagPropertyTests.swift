@@ -77,9 +77,12 @@ struct NumericFlagPropertyTests {
         Flag(command: ["demo"], flag: "--batch-size", accepted: 1...10_000, integer: true),
         Flag(command: ["demo"], flag: "--rate", accepted: 0...100_000, integer: true),
         Flag(command: ["demo"], flag: "--destinations", accepted: 1...2, integer: true),
+        Flag(command: ["demo"], flag: "--max-concurrent-requests", accepted: 1...16, integer: true),
+        Flag(command: ["agent", "--db", db, "--endpoint", "http://127.0.0.1:9"], flag: "--max-concurrent-requests", accepted: 1...16, integer: true),
         Flag(command: ["bench"], flag: "--events", accepted: 1...100_000_000, integer: true),
         Flag(command: ["bench"], flag: "--runs", accepted: 1...1_000, integer: true),
         Flag(command: ["bench"], flag: "--gzip-level", accepted: 1...9, integer: true),
+        Flag(command: ["bench"], flag: "--concurrency", accepted: 1...16, integer: true),
         Flag(command: ["bench"], flag: "--drain-events", accepted: 1...10_000_000, integer: true),
         Flag(command: ["bench"], flag: "--latency-events", accepted: 1...10_000_000, integer: true),
     ]
@@ -95,6 +98,23 @@ struct NumericFlagPropertyTests {
             try Self.expectRefusal(result, arguments: arguments, naming: flag.flag)
         }
         #expect(tried >= 25, "\(flag): only \(tried) hostile values were outside the accepted range")
+    }
+
+    /// The edges of 1...16 and the extremes the brief names, for each flag that sets a
+    /// destination's requests in flight.
+    @Test func requestsInFlightOutsideOneToSixteenAreRefused() async throws {
+        let commands: [([String], String)] = [
+            (["demo"], "--max-concurrent-requests"),
+            (["agent", "--db", Self.db, "--endpoint", "http://127.0.0.1:9"], "--max-concurrent-requests"),
+            (["bench", "drain"], "--concurrency"),
+        ]
+        for (command, flag) in commands {
+            for value in ["0", "-1", "17", "9223372036854775807", "1e300", "nan", "NaN", "abc", "16.5", ""] {
+                let arguments = command + [flag, value]
+                let result = try await BeaconProcess.run(arguments, stdinBytes: nil, limit: .seconds(20))
+                try Self.expectRefusal(result, arguments: arguments, naming: flag)
+            }
+        }
     }
 
     @Test func endpointPortsOutsideOneTo65535AreRefused() async throws {

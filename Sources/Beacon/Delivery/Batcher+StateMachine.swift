@@ -7,7 +7,7 @@
 /// | `idle(after:)` | waiting for the flush policy; a drain starts after `after` (or from the head) |
 /// | `draining(next)` | between two batches of a drain: the next comes from the head, after a sequence, or was read ahead |
 /// | `reading(resumeAfter:fromHead:)` | reading the next batch from the queue |
-/// | `batch(through:)` | a batch in hand, being sent (or all filtered out) |
+/// | `batch(through:)` | a batch (or a wave of batches, see ``waveFinished(_:now:batchSize:)``) in hand, being sent (or all filtered out) |
 /// | `backingOff(until:)` | a send or a read failed: the drain goes on from the head at `until` |
 /// | `paused(reason:)` | credentials refused: the drain goes on from the head when resumed |
 /// | `offline(then:)` | sending is switched off; coming back online always drains |
@@ -508,3 +508,71 @@ extension BatcherStateMachine {
 extension BatcherStateMachine.State: Sendable where Batch: Sendable {}
 extension BatcherStateMachine.Next: Sendable where Batch: Sendable {}
 extension BatcherStateMachine.ReadAhead: Sendable where Batch: Sendable {}
+
+/// Waves: with `maxConcurrentRequests` above 1, consecutive batches go out at once and
+/// each is settled on its own; the machine takes the wave's results in queue order.
+///
+/// | inputs | state left | action |
+/// |---|---|---|
+/// | ``BatcherStateMachine/nextBatches(batchSize:concurrency:)``, concurrency 1, a split limit, isolating, or a batch read ahead | as ``BatcherStateMachine/nextBatch(batchSize:)`` | as it |
+/// | the same, otherwise | `reading` | `readWave` (up to `concurrency` batches, each read after the one before) |
+/// | ``BatcherStateMachine/waveFinished(_:now:batchSize:)``, every batch delivered, wholly dead-lettered or filtered | `draining(after: last)` | `settleThenReport(keepingLeases: true)` |
+/// | the same, otherwise | as ``BatcherStateMachine/sendFinished(_:sent:readAhead:now:batchSize:)`` says for the first other batch in queue order, after the ones before it | as it |
+///
+/// So a failure in a wave counts once (one backoff), a 413 sets the split limit and goes
+/// on from the head, a 401 pauses, a partial dead letter goes on from the head; the
+/// batches after the first failure are settled on their own (what they delivered is done)
+/// but do not steer the machine.
+extension BatcherStateMachine {
+    /// How one batch of a wave ended.
+    enum WaveResult: Sendable, Hashable {
+        /// Sent, with `events` events, ending with `decision`; `through` is its last sequence.
+        case sent(DeliveryDecision, events: Int, through: Int64)
+        /// Every event filtered out by the destination's enrichment: nothing was sent.
+        case filtered(through: Int64)
+
+        /// The batch's last sequence.
+        var through: Int64 {
+            switch self {
+            case .sent(_, _, let through), .filtered(let through): return through
+            }
+        }
+    }
+
+    /// Whether the next batches may go out several at once: no split limit and no
+    /// isolation of a failing event in force (those send one batch at a time).
+    var allowsWave: Bool { splitLimit == nil && streak?.isolatingThrough == nil }
+
+    /// Draining: what to send next with up to `concurrency` batches in flight. One batch
+    /// (``nextBatch(batchSize:)``) when `concurrency` is 1, when a wave is not allowed
+    /// (``allowsWave``) or when a batch was read ahead; otherwise a wave, read from where
+    /// ``nextBatch(batchSize:)`` would read.
+    mutating func nextBatches(batchSize: Int, concurrency: Int) -> Action {
+        guard concurrency > 1, allowsWave, case .draining(let next) = state else { return nextBatch(batchSize: batchSize) }
+        if case .readAhead = next { return nextBatch(batchSize: batchSize) }
+        let action = nextBatch(batchSize: batchSize)
+        guard case .read(let start, let limit, let attempt) = action else { return action }
+        return .readWave(start, limit: limit, attempt: attempt, batches: concurrency)
+    }
+
+    /// Every batch of the wave answered; `results` in queue order, the last one's
+    /// `through` the sequence the wave was read through (``batchRead(through:)``).
+    /// Folds them as one-batch sends would go, up to the first that does not go on after
+    /// itself, which decides.
+    mutating func waveFinished(_ results: [WaveResult], now: Instant, batchSize: Int) -> Action {
+        guard case .batch(let through) = state, results.last?.through == through else { return .none }
+        for result in results {
+            switch result {
+            case .filtered(let through):
+                state = .draining(.after(through))
+            case .sent(let decision, let events, let through):
+                state = .batch(through: through)
+                let action = sendFinished(decision, sent: events, readAhead: nil, now: now, batchSize: batchSize)
+                guard case .settleThenReport(keepingLeases: true) = action, case .draining(.after(through)) = state else {
+                    return action
+                }
+            }
+        }
+        return .settleThenReport(keepingLeases: true)
+    }
+}

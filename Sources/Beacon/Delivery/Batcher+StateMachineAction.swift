@@ -23,6 +23,12 @@ extension BatcherStateMachine {
         /// Read at most `limit` events from `start` (from the head: once the settles under
         /// way have landed) and make them attempt `attempt`; then tell how the read went.
         case read(ReadStart, limit: Int, attempt: Int)
+        /// Read up to `batches` batches of at most `limit` events each, the first from
+        /// `start` (as ``read(_:limit:attempt:)``), each next one after the one before, all
+        /// attempt `attempt`; send them at once, then tell
+        /// ``BatcherStateMachine/waveFinished(_:now:batchSize:)`` (or, when the first read
+        /// fails or finds nothing, as ``read(_:limit:attempt:)`` does).
+        case readWave(ReadStart, limit: Int, attempt: Int, batches: Int)
         /// Send this batch read ahead; read the one after it with at most `limit` events.
         case send(Batch, limit: Int)
         /// The queue had nothing: wait for the settles, then ``BatcherStateMachine/drainFinished(now:)``.

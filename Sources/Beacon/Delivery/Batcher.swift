@@ -13,6 +13,13 @@ import Synchronization
 ///   overlaps the network's. After a delivery the next batch is read after the last one
 ///   sent, even when its settle has not landed (it may wait behind a group commit); after
 ///   a failure, or a settle that failed, it is read from the head once the settles landed.
+/// - With ``Destination/maxConcurrentRequests`` above 1, sends waves instead: up to that
+///   many consecutive batches read at the wave's start and sent at once, each settled on
+///   its own (in queue order) once all have answered; the next wave starts after the
+///   last when all were delivered, else the first failure in queue order decides as it
+///   would alone (one backoff, a split, a pause). No batch of the next wave leaves before
+///   a backoff ends. While a 413 split or the isolation of a failing event is in force,
+///   batches go one at a time, without reading ahead.
 /// - Settles each batch in one transaction as ``DeliveryPlanner`` decides: delivered
 ///   events are done for this destination, refused ones go to the dead-letter table, the
 ///   rest wait for a backoff. Retries end at ``RetryPolicy/maxAttempts`` or
@@ -172,10 +179,10 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
                 if let reporting { reportDestination(reporting) }
             case .startDrain(let reason):
                 logger.debug("flush", metadata: ["reason": "\(reason.rawValue)", "depth": "\(depth)"])
-            case .none, .evaluatePolicy, .read, .send, .finishDrain, .settle, .settleThenReport, .finishWakes, .finalDrain:
+            case .none, .evaluatePolicy, .read, .readWave, .send, .finishDrain, .settle, .settleThenReport, .finishWakes, .finalDrain:
                 return
             }
-            guard await sendOne(settings: current) else {
+            guard await sendNext(settings: current) else {
                 await finishSettling()
                 if case .reportDestination = machine.drainFinished(now: clock.now) { reportDestination() }
                 return
@@ -187,12 +194,22 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// Events this destination is not done with.
     private var pending: Int { queue.depth.pending(for: destination.name) }
 
-    /// Sends the next batch. Returns `false` when there was nothing to send (the drain is
-    /// over once the settles under way have landed).
-    private func sendOne(settings: EngineSettings) async -> Bool {
+    /// Sends the next batch, or the next wave of batches. Returns `false` when there was
+    /// nothing to send (the drain is over once the settles under way have landed).
+    private func sendNext(settings: EngineSettings) async -> Bool {
+        let action = machine.nextBatches(batchSize: settings.batchSize, concurrency: destination.maxConcurrentRequests)
+        if case .readWave(let start, let limit, let attempt, let batches) = action {
+            return await sendWave(from: start, limit: limit, attempt: attempt, batches: batches, settings: settings)
+        }
+        return await sendOne(action, settings: settings)
+    }
+
+    /// Sends the batch `action` (from ``StateMachine/nextBatch(batchSize:)``) asks for.
+    /// Returns `false` when there was nothing to send.
+    private func sendOne(_ action: StateMachine.Action, settings: EngineSettings) async -> Bool {
         let next: NextBatch
         let limit: Int
-        switch machine.nextBatch(batchSize: settings.batchSize) {
+        switch action {
         case .send(let ahead, let aheadLimit):
             next = ahead
             limit = aheadLimit
@@ -204,12 +221,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             do {
                 events = try await queue.peek(for: destination.name, after: start.sequence, limit: limit, maxBytes: settings.maxBatchBytes)
             } catch {
-                // A read cancelled because the engine is stopping is no fault of the queue.
-                if Task.isCancelled { return false }
-                logger.error("cannot read the queue", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
-                observer?.report(.problem("cannot read the queue: \(error)"))
-                if case .armTimer(let until, _) = machine.readFailed(now: clock.now, random: random()) { armTimer(until) }
-                return true
+                return readFailed(error)
             }
             guard let batch = makeBatch(events, attempt: attempt, prepare: false) else {
                 _ = machine.readFoundNothing()  // `.finishDrain`: the caller ends the drain
@@ -218,7 +230,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             _ = machine.batchRead(through: batch.last)
             next = batch
         case .none, .cancelTimer, .armTimer, .reportDestination, .goOffline, .evaluatePolicy, .drain, .startDrain, .finishDrain,
-            .settle, .settleThenReport, .finishWakes, .finalDrain:
+            .settle, .settleThenReport, .finishWakes, .finalDrain, .readWave:
             return false
         }
         let events = next.events
@@ -244,7 +256,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         let start = clock.now
         let sender = destination.sender
         async let sent = sender.send(batch)
-        let ahead = await readNext(after: last, limit: limit, settings: settings)
+        // Above one request at a time this runs only while a split or an isolation is in
+        // force, and a batch read ahead would keep the next wave from starting.
+        let ahead = destination.maxConcurrentRequests == 1 ? await readNext(after: last, limit: limit, settings: settings) : nil
         let result = await sent
         record.duration = start.duration(to: clock.now)
         record.status = result.status
@@ -252,11 +266,137 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         let decision = DeliveryPlanner.decide(
             result, batch: batch, failures: machine.failures, retryPolicy: retryPolicy, random: random(),
             streak: machine.failureStreak(now: finished))
+        let settlement = settlement(of: next, record: record, result: result, decision: decision)
+        let readAhead = ahead.map { StateMachine.ReadAhead(batch: $0, through: $0.last) }
+        let action = machine.sendFinished(decision, sent: outgoing.count, readAhead: readAhead, now: finished, batchSize: settings.batchSize)
+        guard case .settleThenReport(let keepingLeases) = action else { return true }
+        await scheduleThenReport([settlement], keepingLeases: keepingLeases)
+        return true
+    }
 
-        var settlement = BatchSettlement(record: record, filtered: filtered, through: last)
+    /// Reads up to `batches` consecutive batches (the first from `start`, each next one
+    /// after the one before; the leases keep them apart), sends them at once, and once
+    /// all have answered settles each on its own, in queue order. Returns `false` when
+    /// there was nothing to send.
+    private func sendWave(from start: StateMachine.ReadStart, limit: Int, attempt: Int, batches: Int, settings: EngineSettings) async -> Bool {
+        // From the head: the settles under way must land first, or their events come again.
+        if case .head = start { await finishSettling() }
+        var wave: [NextBatch] = []
+        var after = start.sequence
+        while wave.count < batches {
+            let events: [QueuedEvent]
+            do {
+                events = try await queue.peek(for: destination.name, after: after, limit: limit, maxBytes: settings.maxBatchBytes)
+            } catch {
+                if wave.isEmpty { return readFailed(error) }
+                // The wave is only shorter: the batches read go out, the rest comes next.
+                logger.debug("reading the rest of a wave failed", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
+                break
+            }
+            guard let batch = makeBatch(events, attempt: attempt, prepare: false) else { break }
+            wave.append(batch)
+            after = batch.last
+        }
+        guard let through = wave.last?.last else {
+            _ = machine.readFoundNothing()  // `.finishDrain`: the caller ends the drain
+            return false
+        }
+        _ = machine.batchRead(through: through)
+
+        var records: [BatchRecord] = []
+        for next in wave {
+            let batch = next.batch
+            records.append(BatchRecord(
+                id: batch.id, destination: destination.name, startedAt: Timestamp.now(), duration: .zero, events: next.events.count,
+                bytes: batch.eventBytes, attempt: batch.attempt, status: nil, outcome: .sent, error: nil))
+            guard !batch.events.isEmpty else { continue }
+            observer?.report(.batchStarted(
+                id: batch.id, destination: destination.name, events: batch.events.count, bytes: batch.eventBytes, attempt: batch.attempt))
+        }
+        let sender = destination.sender
+        let answers = await withTaskGroup(of: (Int, SendResult, Duration).self) { [clock] group in
+            for (index, next) in wave.enumerated() where !next.batch.events.isEmpty {
+                let batch = next.batch
+                group.addTask {
+                    let start = clock.now
+                    let result = await sender.send(batch)
+                    return (index, result, start.duration(to: clock.now))
+                }
+            }
+            var answers: [(result: SendResult, duration: Duration)?] = Array(repeating: nil, count: wave.count)
+            for await (index, result, duration) in group { answers[index] = (result, duration) }
+            return answers
+        }
+
+        // Decided in queue order. The first batch sent is the one at the head: it carries
+        // the failures and the streak. A later one decides the machine only when every one
+        // before it went on (delivered or wholly dead-lettered), which clears both.
+        let finished = clock.now
+        var results: [StateMachine.WaveResult] = []
+        var settlements: [BatchSettlement] = []
+        var sentBefore = false
+        for (index, next) in wave.enumerated() {
+            var record = records[index]
+            guard let answer = answers[index] else {
+                record.outcome = .filtered
+                record.error = "all \(next.events.count) events filtered out by the destination's enrichment"
+                settlements.append(BatchSettlement(record: record, filtered: next.filtered, through: next.last))
+                results.append(.filtered(through: next.last))
+                continue
+            }
+            record.duration = answer.duration
+            record.status = answer.result.status
+            let decision = DeliveryPlanner.decide(
+                answer.result, batch: next.batch, failures: sentBefore ? 0 : machine.failures, retryPolicy: retryPolicy,
+                random: random(), streak: sentBefore ? FailureStreak() : machine.failureStreak(now: finished))
+            sentBefore = true
+            settlements.append(settlement(of: next, record: record, result: answer.result, decision: decision))
+            results.append(.sent(decision, events: next.batch.events.count, through: next.last))
+        }
+        let action = machine.waveFinished(results, now: finished, batchSize: settings.batchSize)
+        guard case .settleThenReport(let keepingLeases) = action else { return true }
+        await scheduleThenReport(settlements, keepingLeases: keepingLeases)
+        return true
+    }
+
+    /// A read from the queue failed: back off (a read cancelled because the engine is
+    /// stopping is no fault of the queue: nothing more is sent). Returns whether the
+    /// drain goes on.
+    private func readFailed(_ error: StorageError) -> Bool {
+        if Task.isCancelled { return false }
+        logger.error("cannot read the queue", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
+        observer?.report(.problem("cannot read the queue: \(error)"))
+        if case .armTimer(let until, _) = machine.readFailed(now: clock.now, random: random()) { armTimer(until) }
+        return true
+    }
+
+    /// Schedules `settlements` in order, each after the one before; unless the drain goes
+    /// on keeping the leases, waits for them to land (the last releases the leases).
+    /// Then reports, and arms the timer of a backoff.
+    private func scheduleThenReport(_ settlements: [BatchSettlement], keepingLeases: Bool) async {
+        for (index, settlement) in settlements.enumerated() {
+            // Going on after these batches keeps the leases; reading from the head again releases them.
+            schedule(settlement, continuing: keepingLeases || index < settlements.count - 1)
+        }
+        if !keepingLeases { await finishSettling() }
+        switch machine.settleScheduled() {
+        case .armTimer(let until, let reporting):
+            reportDestination(reporting)
+            armTimer(until)
+        default:
+            reportDestination()
+        }
+    }
+
+    /// What a finished send does to the queue as `decision` says, with `record` completed
+    /// (outcome and error); logs failures and dead letters.
+    private func settlement(of next: NextBatch, record: BatchRecord, result: SendResult, decision: DeliveryDecision) -> BatchSettlement {
+        var record = record
+        let batch = next.batch
+        var settlement = BatchSettlement(record: record, filtered: next.filtered, through: next.last)
         switch decision {
         case .delivered:
-            settlement.delivered = outgoing.map(\.sequence)
+            settlement.delivered = batch.events.map(\.sequence)
         case .retry(let delay, let reason):
             record.outcome = .retry
             record.error = reason
@@ -292,20 +432,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             ])
         }
         settlement.record = record
-        let readAhead = ahead.map { StateMachine.ReadAhead(batch: $0, through: $0.last) }
-        let action = machine.sendFinished(decision, sent: outgoing.count, readAhead: readAhead, now: finished, batchSize: settings.batchSize)
-        guard case .settleThenReport(let keepingLeases) = action else { return true }
-        // Going on after this batch keeps the leases; reading from the head again releases them.
-        schedule(settlement, continuing: keepingLeases)
-        if !keepingLeases { await finishSettling() }
-        switch machine.settleScheduled() {
-        case .armTimer(let until, let reporting):
-            reportDestination(reporting)
-            armTimer(until)
-        default:
-            reportDestination()
-        }
-        return true
+        return settlement
     }
 
     /// A batch ready to go: the events read, what the enrichment made of them.
@@ -434,7 +561,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
 
     private func drainUntilEmpty(settings: EngineSettings) async {
         while !Task.isCancelled, pending > 0 || machine.hasReadAhead, machine.isDraining {
-            guard await sendOne(settings: settings) else { break }
+            guard await sendNext(settings: settings) else { break }
         }
         await finishSettling()
     }

@@ -56,6 +56,9 @@ struct AgentCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Events per batch sent at most (1...10000).")
     var batchSize: Int = 100
 
+    @Option(parsing: .unconditional, help: EngineFlags.maxConcurrentRequestsHelp)
+    var maxConcurrentRequests: Int = 1
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -71,6 +74,7 @@ struct AgentCommand: AsyncParsableCommand {
 
     func validate() throws {
         try EngineFlags.validate(policy: policy, batchSize: batchSize)
+        try EngineFlags.validate(maxConcurrentRequests: maxConcurrentRequests)
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("Unknown --log-level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical.")
         }
@@ -96,7 +100,9 @@ struct AgentCommand: AsyncParsableCommand {
         let flushPolicy = try FlushPolicy(parsing: policy)
         var destinations: [Destination] = []
         for (name, url) in try AgentAddress.endpoints(endpoint) {
-            destinations.append(Destination(name: name, sender: try Senders.make(endpoint: url, writeKey: destinationWriteKey)))
+            destinations.append(try Destination(
+                name: name, sender: try Senders.make(endpoint: url, writeKey: destinationWriteKey),
+                maxConcurrentRequests: maxConcurrentRequests))
         }
         if let problem = StorePath.problem(db) { throw CLIError.badInput("--db: cannot open the store \(db): \(problem)") }
         let queueConfiguration = SQLiteEventQueue.Configuration()

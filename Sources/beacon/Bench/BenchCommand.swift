@@ -58,6 +58,13 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "The sender's gzip level for drain and latency, 1 (fastest) to 9 (smallest).")
     var gzipLevel: Int = Gzip.defaultLevel
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Batches in flight at once for drain and latency (1...16).",
+            discussion: "The engine's maxConcurrentRequests; the raw-POST baselines stay one request in flight."))
+    var concurrency: Int = 1
+
     @Option(help: ArgumentHelp("Run this executable's `collector` command instead of this one's (A/B of two builds).", visibility: .hidden))
     var collectorExecutable: String?
 
@@ -75,6 +82,10 @@ struct BenchCommand: AsyncParsableCommand {
             throw ValidationError("--latency-events must be 1...10000000, not \(latencyEvents)")
         }
         guard (1...9).contains(gzipLevel) else { throw ValidationError("--gzip-level \(gzipLevel) is not in 1...9") }
+        let concurrencies = Destination.maxConcurrentRequestsRange
+        guard concurrencies.contains(concurrency) else {
+            throw ValidationError("--concurrency must be \(concurrencies.lowerBound)...\(concurrencies.upperBound), not \(concurrency)")
+        }
         if let collectorExecutable, !FileManager.default.isExecutableFile(atPath: collectorExecutable) {
             throw ValidationError("--collector-executable \(collectorExecutable) is not an executable file")
         }
@@ -169,8 +180,13 @@ struct BenchCommand: AsyncParsableCommand {
     // MARK: drain and latency
 
     private var delivery: DeliveryBenchmark {
-        DeliveryBenchmark(directory: "", gzipLevel: gzipLevel, collectorExecutable: collectorExecutable ?? BenchChild.currentExecutable)
+        DeliveryBenchmark(
+            directory: "", gzipLevel: gzipLevel, concurrency: concurrency, collectorExecutable: collectorExecutable ?? BenchChild.currentExecutable)
     }
+
+    /// What the figure's name says of `--concurrency`: nothing at one request in flight
+    /// (the name stays comparable with earlier runs), `, 4 in flight` above.
+    private var inFlightSuffix: String { concurrency > 1 ? ", \(concurrency) in flight" : "" }
 
     private func runDrain(directory: String) async throws -> [BenchFigure] {
         var benchmark = delivery
@@ -199,7 +215,7 @@ struct BenchCommand: AsyncParsableCommand {
         let plainEvents = min(20_000, drainEvents)
         let plain = try await benchmark.drain(events: plainEvents, batchSize: 500, run: 0, gzip: false)
         var figure = BenchFigure(
-            benchmark: "drain", figure: "drain a \(drainEvents)-event backlog, batch 500, gzip \(gzipLevel)", unit: "events/s",
+            benchmark: "drain", figure: "drain a \(drainEvents)-event backlog, batch 500, gzip \(gzipLevel)\(inFlightSuffix)", unit: "events/s",
             values: engine.map { Double(drainEvents) / $0.elapsed.inSeconds },
             baseline: "raw POST of the same gzipped bodies, back to back over one kept-alive connection",
             baselineValues: raw.map { Double(drainEvents) / $0.elapsed.inSeconds }, target: .ratioAtLeast(0.8))
@@ -235,7 +251,7 @@ struct BenchCommand: AsyncParsableCommand {
                     + "raw \(round2(rawRun.elapsed.inSeconds * 1000)) ms; per batch \(engineRun.stages.text)")
         }
         var figure = BenchFigure(
-            benchmark: "latency", figure: "first track to last of \(latencyEvents) stored, batch 100, count 100 or 20 ms", unit: "s",
+            benchmark: "latency", figure: "first track to last of \(latencyEvents) stored, batch 100, count 100 or 20 ms\(inFlightSuffix)", unit: "s",
             values: engine.map(\.elapsed.inSeconds),
             baseline: "raw POST of the same gzipped bodies, back to back over one kept-alive connection",
             baselineValues: raw.map(\.elapsed.inSeconds), target: .ratioAtMost(1.3))
@@ -267,7 +283,7 @@ struct BenchCommand: AsyncParsableCommand {
         progress("  collector steps, checkpoint in the background (now): \(afterStages.text)")
         return [
             "collector": .string(CollectorProcess.description + (collectorExecutable.map { " (\($0))" } ?? "")),
-            "batches": .int(engine.last?.bodies.count ?? 0), "gzipLevel": .int(gzipLevel),
+            "batches": .int(engine.last?.bodies.count ?? 0), "gzipLevel": .int(gzipLevel), "concurrency": .int(concurrency),
             "engineCPUSeconds": .double(round3(BenchmarkStatistics.median(engine.map(\.engineCPUSeconds)))),
             "engineCollectorCPUSeconds": .double(round3(BenchmarkStatistics.median(engine.map(\.collectorCPUSeconds)))),
             "rawCollectorCPUSeconds": .double(round3(BenchmarkStatistics.median(raw.map(\.collectorCPUSeconds)))),

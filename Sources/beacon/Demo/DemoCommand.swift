@@ -49,11 +49,15 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Destinations: 1 (one collector) or 2 (a second collector, 'backup', gets a copy of every event).")
     var destinations: Int = 1
 
+    @Option(parsing: .unconditional, help: EngineFlags.maxConcurrentRequestsHelp)
+    var maxConcurrentRequests: Int = 1
+
     @Option(parsing: .unconditional, help: "Time between config polls, with its unit: 500ms, 5s, 2m, 1h (100ms...1h; needs --config; default 5s).")
     var configInterval: String?
 
     func validate() throws {
         try EngineFlags.validate(policy: policy, batchSize: batchSize)
+        try EngineFlags.validate(maxConcurrentRequests: maxConcurrentRequests)
         guard (0...100_000).contains(rate) else {
             throw ValidationError("--rate must be 0...100000 events per second, not \(rate)")
         }
@@ -91,7 +95,7 @@ struct DemoCommand: AsyncParsableCommand {
         let session = DemoSession(
             files: files, catalogue: events,
             settings: EngineSettings(policy: flushPolicy, batchSize: batchSize), rate: rate, remoteConfig: remoteConfig,
-            withBackup: destinations == 2)
+            withBackup: destinations == 2, maxConcurrentRequests: maxConcurrentRequests)
         try await session.run()
         Output.line("demo ended; the store is \(files.store) (see 'beacon status --db \(files.store)'), the log \(files.log)")
     }

@@ -16,13 +16,15 @@ struct DemoSession {
     var remoteConfig: DemoRemoteConfig?
     /// Whether a second collector takes a copy of every event (`--destinations 2`).
     var withBackup: Bool
+    /// Batches in flight at once per destination (`--max-concurrent-requests`).
+    var maxConcurrentRequests: Int
 
     /// The final flush on quit is bounded by this (the engine's own bound).
     static let finalFlushTimeout = Duration.seconds(2)
 
     init(
         files: DemoFiles, catalogue: DemoCatalogue, settings: EngineSettings, rate: Int, remoteConfig: DemoRemoteConfig? = nil,
-        withBackup: Bool = false
+        withBackup: Bool = false, maxConcurrentRequests: Int = 1
     ) {
         self.files = files
         self.catalogue = catalogue
@@ -30,10 +32,22 @@ struct DemoSession {
         self.rate = rate
         self.remoteConfig = remoteConfig
         self.withBackup = withBackup
+        self.maxConcurrentRequests = maxConcurrentRequests
     }
 
     /// The second destination's name (`--destinations 2`).
     static let backupName = "backup"
+
+    /// A destination of the demo; `maxConcurrentRequests` was checked with the flags.
+    static func destination(
+        name: String = Destination.defaultName, sender: any EventSender, enrichment: Enrichment = [], maxConcurrentRequests: Int
+    ) throws -> Destination {
+        do {
+            return try Destination(name: name, sender: sender, enrichment: enrichment, maxConcurrentRequests: maxConcurrentRequests)
+        } catch {
+            throw CLIError.badInput("--max-concurrent-requests: \(error.message)")
+        }
+    }
 
     func run() async throws {
         let logger = Logger(label: "beacon.demo")
@@ -74,11 +88,12 @@ struct DemoSession {
             throw CLIError.runtime("the demo collector could not listen on 127.0.0.1: \(error)")
         }
         let sender = try Senders.makeHTTP(endpoint: "http://127.0.0.1:\(port)", writeKey: nil, timeout: .seconds(5))
-        var destinations = [Destination(sender: sender)]
+        var destinations = [try Self.destination(sender: sender, maxConcurrentRequests: maxConcurrentRequests)]
         if let backupPort {
             let backupSender = try Senders.makeHTTP(endpoint: "http://127.0.0.1:\(backupPort)", writeKey: nil, timeout: .seconds(5))
-            destinations.append(Destination(
-                name: Self.backupName, sender: backupSender, enrichment: [.context(["copy": "beacon-demo-backup"])]))
+            destinations.append(try Self.destination(
+                name: Self.backupName, sender: backupSender, enrichment: [.context(["copy": "beacon-demo-backup"])],
+                maxConcurrentRequests: maxConcurrentRequests))
         }
         // The demo owns its store: a destination from an earlier run that is not in this
         // one would keep its events forever.

@@ -10,7 +10,9 @@ public protocol EventSender: Sendable {
     /// Where this sender delivers, for logs and the dashboard (`http://127.0.0.1:8080`).
     var endpointDescription: String { get }
 
-    /// Sends one batch. Called with at most one batch in flight per destination.
+    /// Sends one batch. Called with up to ``Destination/maxConcurrentRequests`` batches in
+    /// flight per destination (one by default), so a sender shared by concurrent sends must
+    /// be safe to call from several tasks at once.
     func send(_ batch: OutgoingBatch) async -> SendResult
 
     /// Does the CPU work of sending ahead of time (encoding, compression), so that it

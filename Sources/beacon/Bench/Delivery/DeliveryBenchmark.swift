@@ -61,7 +61,7 @@ struct DeliveryBenchmark {
         defer { collector.stop() }
         let meter = try meter(port: collector.port, gzip: gzip)
         let engine = BeaconEngine(
-            queue: queue, destination: Destination(sender: meter),
+            queue: queue, destination: try destination(meter),
             settings: settings(policy: .manual, batchSize: batchSize, maxBatchBytes: 1_000_000), logger: logger)
         let measured = await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
@@ -92,7 +92,7 @@ struct DeliveryBenchmark {
         defer { collector.stop() }
         let meter = try meter(port: collector.port, gzip: true)
         let engine = BeaconEngine(
-            queue: queue, destination: Destination(sender: meter),
+            queue: queue, destination: try destination(meter),
             settings: settings(policy: .any([.count(batchSize), .interval(.milliseconds(20))]), batchSize: batchSize), logger: logger)
         let measured = try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
@@ -156,6 +156,15 @@ struct DeliveryBenchmark {
     private func meter(port: Int, gzip: Bool) throws -> WireMeter {
         let configuration = try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(port)", writeKey: nil, gzip: gzip, gzipLevel: gzipLevel)
         return WireMeter(HTTPSender(configuration: configuration, logger: logger), gzipLevel: gzip ? gzipLevel : nil)
+    }
+
+    /// The destination the engine sends to, with ``concurrency`` batches in flight at most.
+    private func destination(_ meter: WireMeter) throws -> Destination {
+        do {
+            return try Destination(sender: meter, maxConcurrentRequests: concurrency)
+        } catch {
+            throw CLIError.badInput("--concurrency: \(error.message)")
+        }
     }
 
     private func settings(policy: FlushPolicy, batchSize: Int, maxBatchBytes: Int = WireLimits.maxBatchBytes) -> EngineSettings {
