@@ -76,6 +76,8 @@ public final class SQLiteEventQueue: EventQueue {
     public let location: String
     let pool: DatabasePool
     private let buffer: GroupCommitBuffer
+    /// Copies the write-ahead log into the database off the writer's path.
+    private let checkpointer: QueueCheckpointer
     let configuration: Configuration
     private let logger: Logger
     let state: Mutex<State>
@@ -123,6 +125,7 @@ public final class SQLiteEventQueue: EventQueue {
         grdb.busyMode = .timeout(configuration.busyTimeout.inSeconds)
         grdb.label = "beacon.queue"
         let pool: DatabasePool
+        let checkpointer = QueueCheckpointer(path: path)
         let stored: StoreSchema.State
         let destinations: [String: StoreSchema.DestinationState]
         let lastBatchID: Int64
@@ -131,6 +134,10 @@ public final class SQLiteEventQueue: EventQueue {
             pool = try DatabasePool(path: path, configuration: grdb)
             let synchronous = configuration.durability == .powerLoss ? "FULL" : "NORMAL"
             try pool.writeWithoutTransaction { db in
+                guard let connection = db.sqliteConnection else {
+                    throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the database connection is closed")
+                }
+                checkpointer.install(on: connection)
                 // DatabasePool sets NORMAL on its writer after prepareDatabase: set it here.
                 try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
                 // The writer appends at the tail and settles near the head: 1 MiB of page
@@ -154,6 +161,7 @@ public final class SQLiteEventQueue: EventQueue {
             throw StorageError(error, path: path)
         }
         self.pool = pool
+        self.checkpointer = checkpointer
         self.state = Mutex(State(
             stored: stored, destinations: destinations, lastBatchID: lastBatchID, fileIdentity: FileIdentity(path: path),
             deadLetterCounts: deadLetterCounts))
@@ -251,6 +259,7 @@ public final class SQLiteEventQueue: EventQueue {
     /// later appends are dropped. Call it before exiting when a store kept failing.
     public func close(timeout: Duration = .seconds(1)) async -> CloseReport {
         let left = buffer.close()
+        checkpointer.close()
         let (unrecorded, total) = state.withLock { state -> (Int, Int) in
             state.unrecordedDrops += left.count
             state.totalMemoryDrops += left.count
