@@ -85,10 +85,17 @@ struct HTTPSenderFailureTests {
 
 /// A loopback port with nothing listening: bound to port 0, read back, then closed.
 func freeLoopbackPort() throws -> Int {
+    let (descriptor, port) = try boundLoopbackSocket(listening: false)
+    close(descriptor)
+    return port
+}
+
+/// A TCP socket bound to 127.0.0.1 on a port the system picks (listening when asked),
+/// and that port. The caller closes it.
+func boundLoopbackSocket(listening: Bool) throws -> (descriptor: Int32, port: Int) {
     struct SocketError: Error { var call: String; var errno: Int32 }
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { throw SocketError(call: "socket", errno: errno) }
-    defer { close(descriptor) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = 0
@@ -96,10 +103,14 @@ func freeLoopbackPort() throws -> Int {
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) { pointer in
         pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-            guard bind(descriptor, generic, length) == 0 else { return false }
+            guard bind(descriptor, generic, length) == 0, !listening || listen(descriptor, 64) == 0 else { return false }
             return getsockname(descriptor, generic, &length) == 0
         }
     }
-    guard bound else { throw SocketError(call: "bind/getsockname", errno: errno) }
-    return Int(UInt16(bigEndian: address.sin_port))
+    guard bound else {
+        let code = errno
+        close(descriptor)
+        throw SocketError(call: "bind/listen/getsockname", errno: code)
+    }
+    return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
 }

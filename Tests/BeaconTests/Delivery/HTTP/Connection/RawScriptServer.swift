@@ -50,27 +50,7 @@ final class RawScriptServer: Sendable {
     /// Starts listening; `script` decides each answer.
     init(script: @escaping @Sendable (Arrival) -> Action) throws {
         self.script = script
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(description: "socket: \(errno)") }
-        var one: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(descriptor, address, length) == 0 && listen(descriptor, 64) == 0
-                    && getsockname(descriptor, address, &length) == 0
-            }
-        }
-        guard bound else {
-            close(descriptor)
-            throw Failure(description: "bind/listen: \(errno)")
-        }
-        listener = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (listener, port) = try boundLoopbackSocket(listening: true)
         let server = self
         Thread.detachNewThread { server.acceptLoop() }
     }
