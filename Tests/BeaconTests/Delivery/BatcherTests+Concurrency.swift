@@ -129,6 +129,7 @@ private final class GateSender: EventSender {
             return state.nextID
         }
         let timeout = Task { [self] in
+            // A backstop, not a wait: cancelled once the gate opens; a gate never opened is counted and fails the test.
             try? await Task.sleep(for: .seconds(10))
             let late = state.withLock { state -> CheckedContinuation<Void, Never>? in
                 guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return nil }
