@@ -15,6 +15,8 @@ final class WireMeter: EventSender, @unchecked Sendable {
     private var firstStart: ContinuousClock.Instant?
     private var lastEnd: ContinuousClock.Instant?
     private var gaps: [Double] = []
+    /// Sends under way now.
+    private var inFlight = 0
     private var sendSeconds: [Double] = []
 
     let encodeTimer = StageTimer()
@@ -35,8 +37,9 @@ final class WireMeter: EventSender, @unchecked Sendable {
         lock.withLock { (firstStart, lastEnd, sendSeconds.reduce(0, +)) }
     }
 
-    /// Median milliseconds from the end of one send to the start of the next: the
-    /// engine's time per batch outside the request, with one batch in flight.
+    /// Median milliseconds from the end of one send to the start of the next while none
+    /// was in flight: the engine's time per batch outside the request with one batch in
+    /// flight; with several, the time between one wave's last answer and the next wave.
     var medianGapMilliseconds: Double {
         let values = lock.withLock { gaps }
         return values.isEmpty ? 0 : BenchmarkStatistics.median(values) * 1000
@@ -67,8 +70,9 @@ final class WireMeter: EventSender, @unchecked Sendable {
         let prepared = batch.preparedBody == nil ? prepare(batch) : batch
         let start = ContinuousClock.now
         lock.withLock {
-            if let lastEnd { gaps.append(lastEnd.duration(to: start).inSeconds) }
+            if inFlight == 0, let lastEnd { gaps.append(lastEnd.duration(to: start).inSeconds) }
             if firstStart == nil { firstStart = start }
+            inFlight += 1
         }
         let result = await inner.send(prepared)
         sendTimer.record(start)
@@ -76,6 +80,7 @@ final class WireMeter: EventSender, @unchecked Sendable {
             let end = ContinuousClock.now
             sendSeconds.append(start.duration(to: end).inSeconds)
             lastEnd = end
+            inFlight -= 1
             total += result.wireBytes ?? 0
             if let body = prepared.preparedBody?.bytes { sent.append(body) }
         }
