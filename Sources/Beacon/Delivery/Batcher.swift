@@ -281,21 +281,23 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     private func sendWave(from start: StateMachine.ReadStart, limit: Int, attempt: Int, batches: Int, settings: EngineSettings) async -> Bool {
         // From the head: the settles under way must land first, or their events come again.
         if case .head = start { await finishSettling() }
+        // One read for the whole wave, cut into batches in memory as reads one after
+        // another would cut it: each at most `limit` events and (past its first event)
+        // `maxBatchBytes`. Events read past the last batch come again in the next wave.
+        let events: [QueuedEvent]
+        do {
+            let (count, countOverflow) = limit.multipliedReportingOverflow(by: batches)
+            let (bytes, bytesOverflow) = settings.maxBatchBytes.multipliedReportingOverflow(by: batches)
+            events = try await queue.peek(
+                for: destination.name, after: start.sequence, limit: countOverflow ? limit : count,
+                maxBytes: bytesOverflow ? settings.maxBatchBytes : bytes)
+        } catch {
+            return readFailed(error)
+        }
         var wave: [NextBatch] = []
-        var after = start.sequence
-        while wave.count < batches {
-            let events: [QueuedEvent]
-            do {
-                events = try await queue.peek(for: destination.name, after: after, limit: limit, maxBytes: settings.maxBatchBytes)
-            } catch {
-                if wave.isEmpty { return readFailed(error) }
-                // The wave is only shorter: the batches read go out, the rest comes next.
-                logger.debug("reading the rest of a wave failed", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
-                break
-            }
-            guard let batch = makeBatch(events, attempt: attempt, prepare: false) else { break }
+        for chunk in Self.cutWave(events, limit: limit, maxBytes: settings.maxBatchBytes, batches: batches) {
+            guard let batch = makeBatch(chunk, attempt: attempt, prepare: false) else { break }
             wave.append(batch)
-            after = batch.last
         }
         guard let through = wave.last?.last else {
             _ = machine.readFoundNothing()  // `.finishDrain`: the caller ends the drain
@@ -357,6 +359,28 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         guard case .settleThenReport(let keepingLeases) = action else { return true }
         await scheduleThenReport(settlements, keepingLeases: keepingLeases)
         return true
+    }
+
+    /// `events`, in queue order, cut into at most `batches` batches of at most `limit`
+    /// events and at most `maxBytes` of payload each (a first event larger than that goes
+    /// alone, as a read would return it); what does not fit is left out.
+    static func cutWave(_ events: [QueuedEvent], limit: Int, maxBytes: Int, batches: Int) -> [[QueuedEvent]] {
+        var wave: [[QueuedEvent]] = []
+        var current: [QueuedEvent] = []
+        var bytes = 0
+        for event in events {
+            let size = event.payload.count
+            if !current.isEmpty, current.count >= max(1, limit) || bytes + size > maxBytes {
+                wave.append(current)
+                if wave.count >= batches { return wave }
+                current = []
+                bytes = 0
+            }
+            current.append(event)
+            bytes += size
+        }
+        if !current.isEmpty, wave.count < batches { wave.append(current) }
+        return wave
     }
 
     /// A read from the queue failed: back off (a read cancelled because the engine is

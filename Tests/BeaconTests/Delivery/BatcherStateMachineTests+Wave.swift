@@ -132,3 +132,37 @@ extension BatcherStateMachineTests {
         #expect(machine.nextBatches(batchSize: 10, concurrency: 2) == .readWave(.head, limit: 10, attempt: 2, batches: 2))
     }
 }
+
+/// Cutting one read into a wave's batches as reads one after another would cut it.
+@Suite("Cutting a wave")
+struct WaveCutTests {
+    static func events(_ sizes: [Int]) -> [QueuedEvent] {
+        sizes.enumerated().map { index, size in
+            QueuedEvent(sequence: Int64(index + 1), messageId: "m\(index + 1)", name: "e", payload: Array(repeating: 0x20, count: size))
+        }
+    }
+
+    static func cut(_ sizes: [Int], limit: Int, maxBytes: Int, batches: Int) -> [[Int64]] {
+        Batcher<ManualClock>.cutWave(events(sizes), limit: limit, maxBytes: maxBytes, batches: batches).map { $0.map(\.sequence) }
+    }
+
+    @Test("by count, in queue order, at most the wave's batches")
+    func byCount() {
+        #expect(Self.cut(Array(repeating: 10, count: 10), limit: 3, maxBytes: 1_000, batches: 4) == [[1, 2, 3], [4, 5, 6], [7, 8, 9], [10]])
+        #expect(Self.cut(Array(repeating: 10, count: 10), limit: 3, maxBytes: 1_000, batches: 2) == [[1, 2, 3], [4, 5, 6]])
+        #expect(Self.cut(Array(repeating: 10, count: 6), limit: 3, maxBytes: 1_000, batches: 4) == [[1, 2, 3], [4, 5, 6]])
+    }
+
+    @Test("by bytes: a batch ends before it would pass maxBytes; a larger event goes alone")
+    func byBytes() {
+        #expect(Self.cut([40, 40, 40, 40, 40], limit: 100, maxBytes: 100, batches: 4) == [[1, 2], [3, 4], [5]])
+        #expect(Self.cut([10, 500, 10, 10], limit: 100, maxBytes: 100, batches: 4) == [[1], [2], [3, 4]])
+        #expect(Self.cut([500], limit: 100, maxBytes: 100, batches: 2) == [[1]])
+    }
+
+    @Test("nothing read, nothing cut; a limit below one still moves one event a batch")
+    func edges() {
+        #expect(Self.cut([], limit: 3, maxBytes: 100, batches: 4).isEmpty)
+        #expect(Self.cut([1, 1, 1], limit: 0, maxBytes: 100, batches: 2) == [[1], [2]])
+    }
+}
