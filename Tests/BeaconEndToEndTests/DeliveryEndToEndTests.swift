@@ -236,6 +236,50 @@ struct DeliveryEndToEndTests {
         }
     }
 
+    /// A client that resent a request whose answer it lost leaves two copies of its events
+    /// in the queue. One request never carries both (the collector would refuse the batch
+    /// for the repeat): the first copy goes, the later one is settled with it; a refused
+    /// event's copies are dead-lettered with it.
+    @Test(arguments: [1, 4])
+    func copiesOfAMessageIdAreSentOnceAndSettledTogether(concurrency: Int) async throws {
+        let directory = try Self.temporaryDirectory()
+        try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], limits: CollectorLimits(maxEventBytes: 2_000))) { collector, port in
+            var logger = Logger(label: "beacon.e2e")
+            logger.logLevel = .critical
+            let queue = try SQLiteEventQueue(path: "\(directory)/queue.sqlite", logger: logger)
+            let sender = HTTPSender(
+                configuration: try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(port)", writeKey: "e2e"), logger: logger)
+            let engine = BeaconEngine(
+                queue: queue, destination: try Destination(sender: sender, maxConcurrentRequests: concurrency),
+                settings: EngineSettings(policy: .manual, batchSize: 100), logger: logger)
+            let big = String(repeating: "x", count: 5_000)
+            try await Self.running(engine) {
+                // Two rounds of the same ten ids, as a client resending one request; one of
+                // them too large for this collector.
+                for _ in 0..<2 {
+                    for index in 0..<10 {
+                        let blob = index == 7 ? #","properties":{"blob":"\#(big)"}"# : ""
+                        try engine.tracker.track(json: Array(#"{"event":"Resent","messageId":"resent-\#(index)","anonymousId":"a"\#(blob)}"#.utf8))
+                    }
+                }
+                await engine.queue.waitForPendingWrites()
+                await engine.flush()
+                let snapshot = await engine.observer.firstSnapshot { $0.totals.delivered + $0.totals.deadLettered == 20 }
+                #expect(snapshot?.totals.delivered == 18)
+                #expect(snapshot?.totals.deadLettered == 2)
+                #expect(snapshot?.depth == 0)
+            }
+            let stored = try await collector.storedMessageIds()
+            #expect(Set(stored) == Set((0..<10).filter { $0 != 7 }.map { "resent-\($0)" }))
+            #expect(stored.count == 9)
+            let letters = try await engine.queue.deadLetters(limit: 10)
+            #expect(letters.map(\.event.messageId) == ["resent-7", "resent-7"])
+            #expect(letters.allSatisfy { $0.status == 400 })
+            let refusedForRepeats = collector.requestLog().filter { $0.status == 400 }.count
+            #expect(refusedForRepeats == 1, "one 400, for the large event only: \(collector.requestLog().map(\.status))")
+        }
+    }
+
     @Test func wrongWriteKeyPausesTheDestination() async throws {
         let directory = try Self.temporaryDirectory()
         try await withCollector(CollectorConfiguration(writeKeys: ["another-key"])) { collector, port in

@@ -420,7 +420,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         var settlement = BatchSettlement(record: record, filtered: next.filtered, through: next.last)
         switch decision {
         case .delivered:
-            settlement.delivered = batch.events.map(\.sequence)
+            // The later copies of a delivered `messageId` are delivered with it.
+            settlement.delivered = (batch.events.map(\.sequence) + next.duplicates.map(\.sequence)).sorted()
         case .retry(let delay, let reason):
             record.outcome = .retry
             record.error = reason
@@ -434,6 +435,14 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             let now = Timestamp.now()
             settlement.deadLetters = rejected.map {
                 DeadLetter(event: $0.event, reason: $0.reason, destination: destination.name, status: result.status, failedAt: now)
+            }
+            // The later copies of a refused `messageId` are refused with it; those of an event
+            // that was not refused stay queued and go again with it.
+            let reasons = Dictionary(rejected.map { ($0.event.messageId, $0.reason) }, uniquingKeysWith: { first, _ in first })
+            for copy in next.duplicates {
+                guard let reason = reasons[copy.messageId] else { continue }
+                settlement.deadLetters.append(
+                    DeadLetter(event: copy, reason: reason, destination: destination.name, status: result.status, failedAt: now))
             }
             logger.error("events refused for good; dead-lettered", metadata: [
                 "batch_id": "\(batch.id)", "destination": "\(destination.name)", "events": "\(rejected.count)",
@@ -467,6 +476,10 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         var batch: OutgoingBatch
         /// Events the enrichment filtered out.
         var filtered: [Int64]
+        /// Later copies of a `messageId` already in the batch (a client that resent a
+        /// request whose answer it lost): left out of the request, where a collector would
+        /// refuse the repeat, and settled with the copy that went.
+        var duplicates: [QueuedEvent] = []
         /// The last sequence read.
         var last: Int64
     }
@@ -475,10 +488,30 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// when `prepare` is set.
     private func makeBatch(_ events: [QueuedEvent], attempt: Int, prepare: Bool) -> NextBatch? {
         guard let last = events.last?.sequence else { return nil }
-        let (send, filtered) = enrich(events)
+        let (enriched, filtered) = enrich(events)
+        let (send, duplicates) = Self.firstCopies(enriched)
         var batch = OutgoingBatch(id: queue.makeBatchID(), events: send, attempt: attempt)
         if prepare, !send.isEmpty { batch = destination.sender.prepare(batch) }
-        return NextBatch(events: events, batch: batch, filtered: filtered, last: last)
+        return NextBatch(events: events, batch: batch, filtered: filtered, duplicates: duplicates, last: last)
+    }
+
+    /// `events` with each `messageId` once (its first copy, in queue order), and the later
+    /// copies. A queue holds two copies when a client resent a request whose answer it
+    /// lost (an agent killed between its commit and its 200); one request must not carry
+    /// both, as a collector refuses a batch that repeats a `messageId`.
+    static func firstCopies(_ events: [QueuedEvent]) -> (first: [QueuedEvent], later: [QueuedEvent]) {
+        var seen = Set<String>(minimumCapacity: events.count)
+        var first: [QueuedEvent] = []
+        var later: [QueuedEvent] = []
+        first.reserveCapacity(events.count)
+        for event in events {
+            if seen.insert(event.messageId).inserted {
+                first.append(event)
+            } else {
+                later.append(event)
+            }
+        }
+        return (first, later)
     }
 
     /// The events to send after the destination's enrichment, and those it filtered out.
