@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 /// `beacon flush` against a real collector process on 127.0.0.1.
@@ -26,6 +27,9 @@ struct FlushCommandTests {
         let blob = String(repeating: "x", count: 2000)
         let track = try await BeaconProcess.run(["track", "--db", db, "--count", "2000", "--prop", "blob=\(blob)"])
         #expect(track.status == 0, "\(track.stderr)")
+        // The queue copies its log into the file on a thread of its own, which a process
+        // that exits at once may not have let run: copy it all now, so the pages are there.
+        try await DatabaseQueue(path: db).writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         // Overwrite the middle of the file: the header stays, the tables' pages do not.
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: db))
         let size = try handle.seekToEnd()
