@@ -127,7 +127,7 @@ extension EventQueue {
                 try await self.waitForCommit(ticket)
                 return .committed
             } catch {
-                return .dropped
+                return .dropped  // its only error: the event was dropped before its commit
             }
         } ?? .timedOut
     }

@@ -261,7 +261,7 @@ public final class ControlServer: Service, Sendable {
             ).get()
             return ControlPeer(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
         } catch {
-            return nil
+            return nil  // unreadable credentials: the caller refuses the peer
         }
     }
 }

@@ -32,7 +32,7 @@ struct DeadLetterAccess {
             _ = try await answer(ControlClient(store: db), .status)
             return true
         } catch {
-            return false
+            return false  // no answer on the socket: no engine serves it (the command works on the store)
         }
     }
 
