@@ -30,6 +30,8 @@ final class QueueCheckpointer: Sendable {
     private let connection = Mutex<(handle: OpaquePointer?, closed: Bool)>((nil, false))
     /// A background checkpoint is requested or running.
     private let pending = Mutex(false)
+    /// The writer's commits fail: no background checkpoint runs until one succeeds again.
+    private let failing = Mutex(false)
 
     init(path: String) {
         self.path = path
@@ -70,11 +72,21 @@ final class QueueCheckpointer: Sendable {
         if idle { queue.async { self.checkpoint() } }
     }
 
+    /// The writer's commits fail (`true`) or work again (`false`). While they fail, a
+    /// checkpoint asked for earlier does not run: on a filesystem gone read-only after an
+    /// error, its fsync of the log can make the kernel drop log pages not yet on disk,
+    /// which a reader could otherwise still read (as the writer's own commits stop, SQLite's
+    /// automatic checkpoint stopped with them).
+    func storeFailing(_ isFailing: Bool) {
+        failing.withLock { $0 = isFailing }
+    }
+
     /// One PASSIVE checkpoint (on `queue`). A failure (the file removed, a full disk) is
     /// left to the writer: its own commits report the store's condition, and past
     /// ``inlinePages`` it copies the log itself.
     private func checkpoint() {
         defer { pending.withLock { $0 = false } }
+        if failing.withLock({ $0 }) { return }
         connection.withLock { state in
             guard !state.closed else { return }
             if state.handle == nil {

@@ -622,6 +622,7 @@ public final class SQLiteEventQueue: EventQueue {
     }
 
     private func storageFailed(_ error: StorageError, buffered: Int, changed: Bool) {
+        checkpointer.storeFailing(true)
         let now = ContinuousClock.now
         let interval = configuration.logSummaryInterval
         let summary = faultLog.withLock { log -> (seconds: Int64, dropped: Int)? in
@@ -650,6 +651,7 @@ public final class SQLiteEventQueue: EventQueue {
     }
 
     private func storageRecovered() {
+        checkpointer.storeFailing(false)
         let run = faultLog.withLock { log -> (seconds: Int64, dropped: Int) in
             defer { log = FaultLog() }
             return ((ContinuousClock.now - (log.failingSince ?? .now)).components.seconds, log.droppedInRun)
