@@ -279,6 +279,11 @@ struct BenchCommand: AsyncParsableCommand {
                 + "first send to last response \(round3(BenchmarkStatistics.median(engine.map(\.sending.inSeconds)))) "
                 + "(sends alone \(round3(BenchmarkStatistics.median(engine.map(\.sendTotal.inSeconds))))), "
                 + "after the last response \(round3(BenchmarkStatistics.median(engine.map(\.afterLastSend.inSeconds))))")
+        let budget = CPUBudget(engine: engine, raw: raw)
+        progress(
+            "  CPU budget (median): engine \(round3(budget.engine)) s + its collector \(round3(budget.collector)) s "
+                + "(the raw replay's collector \(round3(budget.rawCollector)) s); spread over \(budget.cores) cores "
+                + "with none idle, at least \(round3(budget.floorSeconds)) s: \(round3(budget.floorOverRaw))× the raw replay's \(round3(budget.rawSeconds)) s")
         progress("  collector steps, checkpoint on commit (before): \(beforeStages.text)")
         progress("  collector steps, checkpoint in the background (now): \(afterStages.text)")
         return [
@@ -294,6 +299,8 @@ struct BenchCommand: AsyncParsableCommand {
                 "sumOfSends": .double(round3(BenchmarkStatistics.median(engine.map(\.sendTotal.inSeconds)))),
                 "afterLastResponse": .double(round3(BenchmarkStatistics.median(engine.map(\.afterLastSend.inSeconds)))),
             ],
+            "cpuFloorSeconds": .double(round3(budget.floorSeconds)),
+            "cpuFloorOverRaw": .double(round3(budget.floorOverRaw)),
             "rawRoundTripMillisecondsPerBatch": .double(round3(rawRoundTrip)),
             "clientReplayMillisecondsPerBatch": .double(round3(clientPerBatch)),
             "collectorStepsMillisecondsPerBatch": ["checkpointOnCommit": beforeStages.json, "checkpointInBackground": afterStages.json],

@@ -91,6 +91,7 @@ struct EnqueueBenchmark: Sendable {
             Event(name: "Benchmark Event", properties: Self.properties, context: Tracker.libraryContext)
         }.map { (id: $0.messageId, payload: $0.jsonBytes) }
         let now = Timestamp.now().millisecondsSince1970
+        StoreRest.flushFilesystem()
         let start = ContinuousClock.now
         try pool.writeWithoutTransaction { db in
             try db.inTransaction {
@@ -102,7 +103,9 @@ struct EnqueueBenchmark: Sendable {
                 return .commit
             }
         }
-        return Double(events) / start.duration(to: .now).inSeconds
+        let rate = Double(events) / start.duration(to: .now).inSeconds
+        try StoreRest.checkpoint(path)
+        return rate
     }
 
     /// The engine: `track` (validate, id, timestamp, encode) on this task, group commit on
@@ -114,6 +117,7 @@ struct EnqueueBenchmark: Sendable {
         let path = "\(directory)/engine-\(run)-\(withEngineRunning).sqlite"
         defer { Self.remove(path) }
         let queue = try SQLiteEventQueue(path: path, logger: Self.quietLogger)
+        StoreRest.flushFilesystem()
         let elapsed: Double
         if withEngineRunning {
             let engine = BeaconEngine(
@@ -133,6 +137,10 @@ struct EnqueueBenchmark: Sendable {
         guard queue.depth.events == events else {
             throw StorageError(kind: .other, message: "benchmark stored \(queue.depth.events) of \(events) events")
         }
+        // The next figure starts with this store at rest: its log copied, its checkpoint
+        // thread stopped.
+        try StoreRest.checkpoint(path)
+        _ = await queue.close()
         return Double(events) / elapsed
     }
 
@@ -158,6 +166,7 @@ struct EnqueueBenchmark: Sendable {
         defer { Self.remove(path) }
         let queue = try SQLiteEventQueue(path: path)
         let tracker = Tracker(queue: queue)
+        StoreRest.flushFilesystem()
         let clock = ContinuousClock()
         var samples: [Double] = []
         samples.reserveCapacity(latencyCalls)
