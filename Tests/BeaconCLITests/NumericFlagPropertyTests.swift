@@ -117,6 +117,22 @@ struct NumericFlagPropertyTests {
         }
     }
 
+    /// `--durability` takes its two names only: anything else, a number among them, is
+    /// refused with one line naming the flag.
+    @Test func durabilityOtherThanItsTwoNamesIsRefused() async throws {
+        let commands: [[String]] = [
+            ["track", "--db", Self.db],
+            ["agent", "--db", Self.db, "--endpoint", "http://127.0.0.1:9"],
+        ]
+        for command in commands {
+            for value in ["", "full", "POWER-LOSS", "power-loss ", "2", "-1", "1e300", "nan", "power\u{0}loss", "processCrash"] {
+                let arguments = command + ["--durability", value]
+                let result = try await BeaconProcess.run(arguments, stdinBytes: nil, limit: .seconds(20))
+                try Self.expectRefusal(result, arguments: arguments, naming: "--durability")
+            }
+        }
+    }
+
     @Test func endpointPortsOutsideOneTo65535AreRefused() async throws {
         var generator = SeededGenerator(seed: 65_536)
         var ports = ["0", "65536", "99999", "9223372036854775807", "18446744073709551616", String(repeating: "9", count: 60)]

@@ -194,13 +194,21 @@ struct StorageFaultCLITests {
         #expect(Set(ids).isSubset(of: stored), "\(Set(ids).subtracting(stored).count) printed ids are missing")
     }
 
-    @Test("the filesystem forced read-only under a running track: ends within the bound; printed ids survive",
-          .enabled(if: getuid() == 0, "mounting an ext4 image needs root"))
-    func readOnlyUnderWriter() async throws {
+    /// With the default durability a commit is in the kernel's page cache, not yet on
+    /// disk: when ext4 aborts while it is writing such pages back (a checkpoint's fsync or
+    /// the flusher under way at that instant), it drops them ("Delayed block allocation
+    /// failed ... Data will be lost" in the kernel log), and ids printed before the error
+    /// can be missing from the file. That is outside what `process-crash` promises and
+    /// happened in about 1 full run in 14, so the ids are checked with `power-loss`,
+    /// which fsyncs each commit before its ids are printed.
+    @Test("the filesystem forced read-only under a running track: ends within the bound; with power-loss durability printed ids survive",
+          .enabled(if: getuid() == 0, "mounting an ext4 image needs root"),
+          arguments: ["process-crash", "power-loss"])
+    func readOnlyUnderWriter(durability: String) async throws {
         let mount = try Mount.ext4Image(sizeMB: 32)
         defer { mount.unmount() }
         let db = mount.path + "/q.sqlite"
-        let child = try Child(["track", "--db", db, "--count", "10000000", "--print-ids"])
+        let child = try Child(["track", "--db", db, "--count", "10000000", "--print-ids", "--durability", durability])
         defer { child.kill() }
         #expect(child.waitForStdout(lines: 1000, timeout: .seconds(30)), "the child printed ids")
         try mount.forceReadOnly()
@@ -208,10 +216,11 @@ struct StorageFaultCLITests {
         #expect(!result.timedOut, "track ends once the filesystem is read-only")
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderrLines.count == 1, "\(result.stderrLines.prefix(3))")
-        // Read the store from a copy: the read-only mount cannot hold SQLite's shared memory file.
-        let stored = try await Self.storedIds(copyOf: db)
         let ids = result.stdoutLines
         #expect(ids.count >= 1000)
+        guard durability == "power-loss" else { return }
+        // Read the store from a copy: the read-only mount cannot hold SQLite's shared memory file.
+        let stored = try await Self.storedIds(copyOf: db)
         #expect(Set(ids).isSubset(of: stored), "\(Set(ids).subtracting(stored).count) printed ids are missing")
     }
 

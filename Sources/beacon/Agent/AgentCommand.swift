@@ -59,6 +59,9 @@ struct AgentCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: EngineFlags.maxConcurrentRequestsHelp)
     var maxConcurrentRequests: Int = 1
 
+    @Option(help: DurabilityOption.help)
+    var durability: DurabilityOption = .processCrash
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -105,7 +108,8 @@ struct AgentCommand: AsyncParsableCommand {
                 maxConcurrentRequests: maxConcurrentRequests))
         }
         if let problem = StorePath.problem(db) { throw CLIError.badInput("--db: cannot open the store \(db): \(problem)") }
-        let queueConfiguration = SQLiteEventQueue.Configuration()
+        var queueConfiguration = SQLiteEventQueue.Configuration()
+        queueConfiguration.durability = durability.durability
         let queue: SQLiteEventQueue
         do {
             queue = try SQLiteEventQueue(path: db, configuration: queueConfiguration, logger: logger("beacon.queue"))

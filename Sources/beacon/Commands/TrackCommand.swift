@@ -45,6 +45,9 @@ struct TrackCommand: AsyncParsableCommand {
     @Flag(help: "Print each event's messageId once it is committed.")
     var printIds = false
 
+    @Option(help: DurabilityOption.help)
+    var durability: DurabilityOption = .processCrash
+
     func validate() throws {
         guard Self.counts.contains(count) else { throw ValidationError("--count must be 0...10000000, not \(count)") }
         if stdin && count != 1 { throw ValidationError("--stdin reads events from standard input; leave out --count") }
@@ -62,7 +65,9 @@ struct TrackCommand: AsyncParsableCommand {
             // The queue's own fault log is off: a failing store ends the command with one line.
             var logger = Logger(label: "beacon.queue")
             logger.logLevel = .critical
-            queue = try SQLiteEventQueue(path: db, logger: logger)
+            var configuration = SQLiteEventQueue.Configuration()
+            configuration.durability = durability.durability
+            queue = try SQLiteEventQueue(path: db, configuration: configuration, logger: logger)
         } catch {
             throw error.cli(path: db)
         }

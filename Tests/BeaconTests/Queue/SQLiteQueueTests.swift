@@ -41,6 +41,19 @@ struct SQLiteQueueTests {
         #expect(head.map(\.sequence) == Array(1...2500))
     }
 
+    @Test("durability sets the writer's synchronous: NORMAL for process-crash, FULL for power-loss",
+          arguments: [(SQLiteEventQueue.Durability.processCrash, 1), (.powerLoss, 2)])
+    func durabilitySetsSynchronous(durability: SQLiteEventQueue.Durability, synchronous: Int) async throws {
+        var configuration = SQLiteEventQueue.Configuration()
+        configuration.durability = durability
+        let queue = try SQLiteEventQueue(path: path, configuration: configuration)
+        #expect(try await queue.writerSynchronous() == synchronous)
+        // Still so after the writer committed events (nothing resets it per transaction).
+        for index in 0..<3 { _ = queue.append(event(index)) }
+        await queue.waitForPendingWrites()
+        #expect(try await queue.writerSynchronous() == synchronous)
+    }
+
     @Test func committedReturnsOnlyAfterTheRowIsReadableByAnotherConnection() async throws {
         let queue = try SQLiteEventQueue(path: path)
         let tracker = Tracker(queue: queue)

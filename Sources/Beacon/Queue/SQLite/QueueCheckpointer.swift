@@ -73,10 +73,12 @@ final class QueueCheckpointer: Sendable {
     }
 
     /// The writer's commits fail (`true`) or work again (`false`). While they fail, a
-    /// checkpoint asked for earlier does not run: on a filesystem gone read-only after an
-    /// error, its fsync of the log can make the kernel drop log pages not yet on disk,
-    /// which a reader could otherwise still read (as the writer's own commits stop, SQLite's
-    /// automatic checkpoint stopped with them).
+    /// checkpoint asked for earlier does not run, as SQLite's automatic checkpoint stopped
+    /// with the writer's commits: a store that refuses writes is not written to from
+    /// another thread. (What it cannot prevent: ext4 drops the pages it was writing back
+    /// at the instant it aborts, so with `synchronous=NORMAL` events committed just before
+    /// a filesystem fails can be lost; ``SQLiteEventQueue/Durability/powerLoss`` has each
+    /// commit on disk before it is reported.)
     func storeFailing(_ isFailing: Bool) {
         failing.withLock { $0 = isFailing }
     }

@@ -496,6 +496,13 @@ public final class SQLiteEventQueue: EventQueue {
         try await pool.writeWithoutTransaction { db in try db.execute(sql: sql) }
     }
 
+    /// The writer connection's `PRAGMA synchronous` (1 NORMAL, 2 FULL), what
+    /// ``Configuration/durability`` set. For tests.
+    @_spi(Testing)
+    public func writerSynchronous() async throws -> Int? {
+        try await pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+    }
+
     // MARK: Writer side (runs on the buffer's queue)
 
     fileprivate func commit(_ group: [PendingEvent]) -> StorageError? {
