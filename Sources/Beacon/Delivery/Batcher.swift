@@ -100,7 +100,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
 
     /// The operator pauses the destination: it sends nothing more (a batch under way
     /// finishes first) and its events stay queued until ``resume()``. Other destinations
-    /// go on. Not kept across restarts.
+    /// go on. The batcher holds it in memory; ``BeaconEngine/pause(destination:)`` also
+    /// records it in the queue, so a restarted engine starts the destination paused.
     public func pause() {
         _ = machine.hold()
         wakeContinuation.yield()

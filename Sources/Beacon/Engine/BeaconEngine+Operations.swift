@@ -1,4 +1,5 @@
 import BeaconWire
+import Logging
 
 /// What an operator does to a running engine, beside its settings: pause and resume a
 /// destination, and act on dead letters.
@@ -6,12 +7,16 @@ extension BeaconEngine {
     /// Pauses one destination (by name), or every one (`nil`): it sends nothing more (a
     /// batch under way finishes first) and its events stay queued until
     /// ``resume(destination:)``. The others go on. Reported as
-    /// ``DestinationStatus/State/pausedByOperator``; not kept across restarts.
+    /// ``DestinationStatus/State/pausedByOperator``. The pause is recorded in the queue,
+    /// so an engine started later on the same store starts the destination paused; when
+    /// the store cannot record it, the pause holds until this engine stops, and the log
+    /// says so.
     /// - Returns: the names paused.
     @discardableResult
     public func pause(destination name: String?) async throws(UnknownDestinationError) -> [String] {
         let chosen = try choose(name)
         for index in chosen { await batchers[index].pause() }
+        await record(paused: true, chosen)
         return chosen.map { destinations[$0].name }
     }
 
@@ -22,8 +27,49 @@ extension BeaconEngine {
     @discardableResult
     public func resume(destination name: String?) async throws(UnknownDestinationError) -> [String] {
         let chosen = try choose(name)
-        for index in chosen { await batchers[index].resume() }
+        await resume(chosen)
         return chosen.map { destinations[$0].name }
+    }
+
+    /// Resumes the batchers at `indices` and forgets their recorded pauses.
+    func resume(_ indices: [Int]) async {
+        for index in indices { await batchers[index].resume() }
+        await record(paused: false, indices)
+    }
+
+    /// Records (or forgets) an operator's pause of the destinations at `indices` in the
+    /// queue. A store that fails is logged: the pause in memory stands either way.
+    private func record(paused: Bool, _ indices: [Int]) async {
+        for index in indices {
+            let name = destinations[index].name
+            do {
+                try await queue.recordPause(paused, destination: name)
+            } catch {
+                logger.warning(
+                    paused
+                        ? "destination paused, but the store could not record it: it will not be paused after a restart"
+                        : "destination resumed, but the store could not forget its pause: it may start paused after a restart",
+                    metadata: ["destination": "\(name)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Pauses again the destinations an operator paused before the engine last stopped
+    /// (``pause(destination:)`` records them in the queue). Runs before the batchers start.
+    func restoreRecordedPauses() async {
+        let paused: Set<String>
+        do {
+            paused = try await queue.pausedDestinations()
+        } catch {
+            logger.error(
+                "could not read which destinations an operator paused; every destination starts unpaused",
+                metadata: ["error": "\(error)"])
+            return
+        }
+        for (index, destination) in destinations.enumerated() where paused.contains(destination.name) {
+            await batchers[index].pause()
+            logger.notice("destination still paused by an operator (resume it to send)", metadata: ["destination": "\(destination.name)"])
+        }
     }
 
     /// The indices of the destination named `name`, or of all of them.

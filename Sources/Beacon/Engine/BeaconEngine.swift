@@ -31,6 +31,7 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
     public let queue: any EventQueue
     /// Blocklist and sampling rules applied at `track` (set by remote configuration).
     public let filter: EventFilter
+    let logger: Logger
 
     /// An engine sending to one destination.
     public convenience init(
@@ -74,6 +75,7 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
         self.queue = queue
         self.settings = store
         self.observer = observer
+        self.logger = logger
         let filter = EventFilter()
         self.filter = filter
         self.tracker = Tracker(queue: queue, validator: validator, observer: observer, filter: filter)
@@ -93,6 +95,7 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
     /// Runs the observer and the batchers until graceful shutdown (then each drains,
     /// bounded by the final flush timeout) or cancellation.
     public func run() async throws {
+        await restoreRecordedPauses()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await self.observer.run() }
             try await withThrowingTaskGroup(of: Void.self) { batchersGroup in
@@ -129,7 +132,7 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
     /// Resumes every destination: lifts operator pauses and pauses for refused
     /// credentials, and drains what waited (unless offline).
     public func resume() async {
-        for batcher in batchers { await batcher.resume() }
+        await resume(Array(destinations.indices))
     }
 }
 

@@ -39,7 +39,7 @@ public protocol EventQueue: AnyObject, Sendable {
     /// done with them. `peek` and `settle` register unknown destinations themselves.
     func register(destination: String) async throws(StorageError)
 
-    /// Forgets a destination (idempotent): its progress and counters go, and the events
+    /// Forgets a destination (idempotent): its progress, counters and recorded pause go, and the events
     /// every remaining destination is done with leave the queue. Its dead letters stay.
     /// Use it when a destination is removed for good; events are kept for every
     /// registered destination, running or not.
@@ -87,6 +87,14 @@ public protocol EventQueue: AnyObject, Sendable {
     /// as ``retryDeadLetters(_:)``, a missing id changes nothing.
     func purgeDeadLetters(_ selection: DeadLetterSelection) async throws(StorageError) -> DeadLetterChange
 
+    /// Records that an operator paused `destination` (`true`) or lifted the pause
+    /// (`false`), so that an engine started later on this queue starts it paused.
+    func recordPause(_ paused: Bool, destination: String) async throws(StorageError)
+
+    /// The destinations an operator paused and has not resumed, as recorded by
+    /// ``recordPause(_:destination:)``.
+    func pausedDestinations() async throws(StorageError) -> Set<String>
+
     /// When the oldest event each registered destination is not done with was committed
     /// (destinations with nothing pending are left out). Cheap: one indexed read per
     /// destination, at the head of the queue.
@@ -115,6 +123,11 @@ extension EventQueue {
     public func purgeDeadLetters(_ selection: DeadLetterSelection) async throws(StorageError) -> DeadLetterChange {
         throw StorageError(kind: .other, message: "\(location) cannot purge dead letters (\(type(of: self)) does not implement it)")
     }
+
+    /// Queues that do not implement it keep no pauses: nothing outlives the engine.
+    public func recordPause(_ paused: Bool, destination: String) async throws(StorageError) {}
+
+    public func pausedDestinations() async throws(StorageError) -> Set<String> { [] }
 
     /// Queues that do not implement it know no ages.
     public func oldestPending() async throws(StorageError) -> [String: Timestamp] { [:] }

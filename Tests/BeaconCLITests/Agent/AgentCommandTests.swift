@@ -134,6 +134,57 @@ struct AgentCommandTests {
         #expect(rows.first?.payload.contains("1e300") == true)
     }
 
+    @Test("a destination paused with ctl stays paused when the agent restarts, until ctl resume")
+    func pauseOutlivesARestart() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let collector = try RunningCollector(arguments: ["--db", directory + "/collector.sqlite"], directory: directory)
+        defer { collector.stop() }
+        let collectorBase = try await collector.address()
+        let store = directory + "/agent.sqlite"
+        func destination() async throws -> [String: Any] {
+            let status = try await DeadCommandTests.run(["ctl", "--db", store, "status", "--json"])
+            return try #require((try DeadCommandTests.json(status.stdout)["destinations"] as? [[String: Any]])?.first, "\(status.stdout)")
+        }
+
+        let first = try RunningAgent(store: store, endpoints: [collectorBase], arguments: ["--policy", "count 1"], directory: directory)
+        defer { first.stop() }
+        _ = try await first.address()
+        let paused = try await DeadCommandTests.run(["ctl", "--db", store, "pause", "default"])
+        #expect(paused.status == 0, "\(paused.stderr)")
+        #expect(try await first.terminate(within: .seconds(15)) == 0, "\(first.stderr.suffix(1000))")
+
+        let second = try RunningAgent(
+            store: store, endpoints: [collectorBase], arguments: ["--policy", "count 1"], directory: directory, tag: "agent-2")
+        defer { second.stop() }
+        let base = try await second.address()
+        let answer = try await HTTPAnswer.send("POST", base + "/v1/batch", body: Self.batch((0..<3).map { Self.event("paused-\($0)") }))
+        #expect(answer.status == 200, "\(answer.text)")
+        // The status is the engine's snapshot: wait (bounded) until it counts the 3 committed events.
+        var held = try await destination()
+        let counted = ContinuousClock.now + .seconds(10)
+        while held["pending"] as? Int != 3, ContinuousClock.now < counted {
+            try await Task.sleep(for: .milliseconds(50))
+            held = try await destination()
+        }
+        #expect(held["paused"] as? Bool == true && held["pausedBy"] as? String == "operator", "\(held)")
+        #expect(held["pending"] as? Int == 3, "\(held)")
+        #expect(second.stderr.contains("still paused by an operator"), "the log says why it does not send: \(second.stderr.suffix(1000))")
+        #expect(try await HTTPAnswer.send("GET", collectorBase + "/v1/stats").json["stored"] as? Int == 0)
+
+        let resumed = try await DeadCommandTests.run(["ctl", "--db", store, "resume", "default"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let deadline = ContinuousClock.now + .seconds(30)
+        var stored = 0
+        while ContinuousClock.now < deadline {
+            stored = try await HTTPAnswer.send("GET", collectorBase + "/v1/stats").json["stored"] as? Int ?? 0
+            if stored == 3 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(stored == 3, "resume sends what waited")
+        #expect(try await destination()["paused"] as? Bool == false)
+    }
+
     @Test("/metrics counts what reached the collector; SIGTERM drains and exits 0")
     func metricsAndDrain() async throws {
         let directory = try BeaconProcess.temporaryDirectory()

@@ -1,16 +1,17 @@
 import BeaconTesting
 import BeaconWire
 import Foundation
+import GRDB
+import Logging
 import Testing
 
-@testable import Beacon
+@_spi(Benchmarks) @testable import Beacon
 
 /// Pause and resume per destination on a running engine, with a real SQLite store.
 @Suite("Engine: pause and resume a destination", .timeLimit(.minutes(1)))
 struct EngineOperationsTests {
     static func makeEngine() throws -> (BeaconEngine<ContinuousClock>, RecordingSender, RecordingSender, String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-ops-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Self.temporaryDirectory()
         let a = RecordingSender(endpoint: "recording://a")
         let b = RecordingSender(endpoint: "recording://b")
         let engine = BeaconEngine(
@@ -18,6 +19,13 @@ struct EngineOperationsTests {
             destinations: [Destination(name: "a", sender: a), Destination(name: "b", sender: b)],
             settings: EngineSettings(policy: .manual, batchSize: 100))
         return (engine, a, b, directory)
+    }
+
+    /// A fresh directory under the system's temporary one.
+    static func temporaryDirectory() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-ops-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
     }
 
     static func status(_ snapshot: EngineSnapshot, _ name: String) -> DestinationStatus? {
@@ -72,6 +80,117 @@ struct EngineOperationsTests {
         await engine.beginShutdown()
         try await run.value
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// An engine over the store at `path` sending to a and b, with fresh senders.
+    static func makeEngine(path: String) throws -> (BeaconEngine<ContinuousClock>, RecordingSender, RecordingSender, SQLiteEventQueue) {
+        let a = RecordingSender(endpoint: "recording://a")
+        let b = RecordingSender(endpoint: "recording://b")
+        let queue = try SQLiteEventQueue(path: path)
+        let engine = BeaconEngine(
+            queue: queue, destinations: [Destination(name: "a", sender: a), Destination(name: "b", sender: b)],
+            settings: EngineSettings(policy: .manual, batchSize: 100))
+        return (engine, a, b, queue)
+    }
+
+    @Test func anOperatorsPauseOutlivesARestartUntilResumed() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/s.sqlite"
+
+        // First life: a is paused, b delivers.
+        do {
+            let (engine, a, b, queue) = try Self.makeEngine(path: path)
+            let run = Task { try await engine.run() }
+            try await engine.pause(destination: "a")
+            for _ in 0..<3 { try await engine.tracker.track("E", anonymousId: "x").committed() }
+            await engine.flush()
+            #expect(await engine.observer.firstSnapshot { Self.status($0, "b")?.depth == 0 && $0.totals.batchesSent >= 1 } != nil)
+            #expect(Self.sent(a) == 0 && Self.sent(b) == 3)
+            #expect(try await queue.pausedDestinations() == ["a"])
+            await engine.beginShutdown()
+            try await run.value
+            _ = await queue.close()
+        }
+
+        // Second life on the same store: a starts paused, with its 3 events waiting.
+        do {
+            let (engine, a, b, queue) = try Self.makeEngine(path: path)
+            let run = Task { try await engine.run() }
+            let started = await engine.observer.firstSnapshot { Self.status($0, "a")?.state == .pausedByOperator }
+            #expect(started.flatMap { Self.status($0, "a") }?.depth == 3)
+            try await engine.tracker.track("E", anonymousId: "x").committed()
+            await engine.flush()
+            #expect(await engine.observer.firstSnapshot { Self.status($0, "b")?.depth == 0 && $0.totals.batchesSent >= 1 } != nil)
+            #expect(Self.sent(b) == 1, "b goes on")
+            #expect(Self.sent(a) == 0, "a stays paused across the restart")
+            try await engine.resume(destination: "a")
+            #expect(await engine.observer.firstSnapshot { $0.depth == 0 } != nil)
+            #expect(Self.sent(a) == 4)
+            #expect(try await queue.pausedDestinations().isEmpty, "resume forgets the pause")
+            await engine.beginShutdown()
+            try await run.value
+            _ = await queue.close()
+        }
+
+        // Third life: nothing is paused.
+        let (engine, a, b, queue) = try Self.makeEngine(path: path)
+        let run = Task { try await engine.run() }
+        try await engine.tracker.track("E", anonymousId: "x").committed()
+        await engine.flush()
+        #expect(await engine.observer.firstSnapshot { $0.depth == 0 && $0.totals.batchesSent >= 2 } != nil)
+        #expect(Self.sent(a) == 1 && Self.sent(b) == 1)
+        // Unregistering a destination forgets its pause too.
+        try await engine.pause(destination: "b")
+        #expect(try await queue.pausedDestinations() == ["b"])
+        try await queue.unregister(destination: "b")
+        #expect(try await queue.pausedDestinations().isEmpty)
+        await engine.beginShutdown()
+        try await run.value
+    }
+
+    @Test func aStoreFromBeforePausesIsMigratedAndADamagedPauseRowIsReported() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/s.sqlite"
+        // A store as the previous version left it.
+        do {
+            let old = try DatabaseQueue(path: path)
+            try StoreSchema.migrator().migrate(old, upTo: "v4-operations")
+            let tables = try await old.read { db in try db.tableExists("destination_pauses") }
+            #expect(!tables)
+        }
+        do {
+            let queue = try SQLiteEventQueue(path: path)
+            #expect(try await queue.pausedDestinations().isEmpty)
+            try await queue.recordPause(true, destination: "a")
+            try await queue.recordPause(true, destination: "a")
+            #expect(try await queue.pausedDestinations() == ["a"], "recording twice is one pause")
+            try await queue.recordPause(false, destination: "never-paused")
+            #expect(try await queue.pausedDestinations() == ["a"])
+            _ = await queue.close()
+        }
+        // A value Beacon did not write: reported as damage, naming the table.
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "INSERT INTO destination_pauses VALUES (X'FF00', 0)")
+        }
+        let queue = try SQLiteEventQueue(path: path)
+        let error = await #expect(throws: StorageError.self) { try await queue.pausedDestinations() }
+        #expect(error?.message.contains("destination_pauses") == true, "\(String(describing: error))")
+        // The engine starts every destination unpaused then, and says so in its log.
+        let lines = LogLines()
+        let a = RecordingSender(endpoint: "recording://a")
+        let engine = BeaconEngine(
+            queue: queue, destinations: [Destination(name: "a", sender: a)], settings: EngineSettings(policy: .manual),
+            logger: Logger(label: "test.engine") { _ in CapturingLogHandler(lines: lines) })
+        let run = Task { try await engine.run() }
+        try await engine.tracker.track("E", anonymousId: "x").committed()
+        await engine.flush()
+        #expect(await engine.observer.firstSnapshot { $0.depth == 0 && $0.totals.batchesSent >= 1 } != nil)
+        #expect(Self.sent(a) == 1)
+        #expect(lines.all.contains { $0.contains("could not read which destinations an operator paused") }, "\(lines.all)")
+        await engine.beginShutdown()
+        try await run.value
     }
 
     @Test("an unknown destination is refused, naming the ones there are", arguments: [

@@ -5,6 +5,40 @@ import GRDB
 /// What an operator does to a store: dead letters listed, retried and purged; the age
 /// of what waits.
 extension SQLiteEventQueue {
+    public func recordPause(_ paused: Bool, destination: String) async throws(StorageError) {
+        do {
+            try await pool.write { db in
+                if paused {
+                    try db.run(
+                        "INSERT OR REPLACE INTO destination_pauses (destination, paused_at) VALUES (?, ?)",
+                        [destination, Timestamp.now().millisecondsSince1970])
+                } else {
+                    try db.run("DELETE FROM destination_pauses WHERE destination = ?", [destination])
+                }
+            }
+        } catch {
+            throw StorageError(error, path: location)
+        }
+    }
+
+    public func pausedDestinations() async throws(StorageError) -> Set<String> {
+        do {
+            return try await pool.read { db in try Self.readPausedDestinations(db) }
+        } catch {
+            throw StorageError(error, path: location)
+        }
+    }
+
+    /// The paused destinations; none in a store from before `v5-pauses` (read-only readers).
+    static func readPausedDestinations(_ db: Database) throws -> Set<String> {
+        guard try db.tableExists("destination_pauses") else { return [] }
+        var names: Set<String> = []
+        for fetched in try Row.fetchAll(db.cachedStatement(sql: "SELECT destination FROM destination_pauses")) {
+            names.insert(try StoredRow(fetched, table: "destination_pauses").string(0, "destination"))
+        }
+        return names
+    }
+
     public func deadLetters(afterID: Int64, limit: Int) async throws(StorageError) -> [DeadLetter] {
         do {
             return try await pool.read { db in

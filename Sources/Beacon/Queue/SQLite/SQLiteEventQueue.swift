@@ -382,6 +382,7 @@ public final class SQLiteEventQueue: EventQueue {
                 guard snapshot.destinations.removeValue(forKey: destination) != nil else { return snapshot }
                 try db.run("DELETE FROM destinations WHERE name = ?", [destination])
                 try db.run("DELETE FROM destination_done WHERE destination = ?", [destination])
+                try db.run("DELETE FROM destination_pauses WHERE destination = ?", [destination])
                 let remaining = Array(snapshot.destinations.values)
                 if !remaining.isEmpty {
                     // Every event the remaining destinations are all done with leaves now.

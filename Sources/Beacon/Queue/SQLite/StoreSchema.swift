@@ -155,6 +155,16 @@ import GRDB
                 INSERT INTO dead_letter_counters VALUES (1, 0, 0);
                 """)
         }
+        migrator.registerMigration("v5-pauses") { db in
+            // The destinations an operator paused and has not resumed: a restarted engine
+            // starts them paused. A table of its own, so older readers never see it.
+            try db.execute(sql: """
+                CREATE TABLE destination_pauses (
+                    destination TEXT PRIMARY KEY NOT NULL,
+                    paused_at INTEGER NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 
