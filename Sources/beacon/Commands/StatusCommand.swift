@@ -37,6 +37,9 @@ struct StatusCommand: AsyncParsableCommand {
         Output.line("dead letters \(status.deadLetterCount) (\(status.totals.deadLettersRetried) retried, \(status.totals.deadLettersPurged) purged over the store's life)")
         let totals = status.totals
         Output.line("lifetime     \(totals.committed) committed, \(totals.delivered) delivered, \(totals.deadLettered) dead-lettered, \(totals.dropped) dropped")
+        if !status.pausedDestinations.isEmpty {
+            Output.line("paused       \(status.pausedDestinations.sorted().joined(separator: ", ")) (by an operator, until 'beacon ctl --db \(status.path) resume')")
+        }
         if !status.recentBatches.isEmpty {
             Output.line("")
             Output.line("batch      events    bytes  duration  try  status  outcome        error")
@@ -57,6 +60,7 @@ struct StatusCommand: AsyncParsableCommand {
             "deadLettersRetried": .int(status.totals.deadLettersRetried),
             "deadLettersPurged": .int(status.totals.deadLettersPurged),
             "oldestEvent": status.oldestEvent.map { .string($0.iso8601) } ?? .null,
+            "pausedDestinations": .array(status.pausedDestinations.sorted().map { .string($0) }),
             "totals": [
                 "committed": .int(status.totals.committed), "delivered": .int(status.totals.delivered),
                 "deadLettered": .int(status.totals.deadLettered), "dropped": .int(status.totals.dropped),

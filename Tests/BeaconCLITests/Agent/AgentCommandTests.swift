@@ -153,6 +153,11 @@ struct AgentCommandTests {
         let paused = try await DeadCommandTests.run(["ctl", "--db", store, "pause", "default"])
         #expect(paused.status == 0, "\(paused.stderr)")
         #expect(try await first.terminate(within: .seconds(15)) == 0, "\(first.stderr.suffix(1000))")
+        // No engine serves the store now: status reads the pause from the file.
+        let offline = try await DeadCommandTests.run(["status", "--db", store, "--json"])
+        #expect(try DeadCommandTests.json(offline.stdout)["pausedDestinations"] as? [String] == ["default"], "\(offline.stdout)")
+        let text = try await DeadCommandTests.run(["status", "--db", store])
+        #expect(text.stdout.contains("paused       default (by an operator"), "\(text.stdout)")
 
         let second = try RunningAgent(
             store: store, endpoints: [collectorBase], arguments: ["--policy", "count 1"], directory: directory, tag: "agent-2")

@@ -64,6 +64,24 @@ struct StoreMonitorTests {
         #expect(failed.batchSize == nil)
     }
 
+    /// A pause recorded by an engine shows in the read-only monitor, for that destination only.
+    @Test func anOperatorsPauseComesFromTheStore() async throws {
+        let queue = try SQLiteEventQueue(path: path)
+        try await queue.register(destination: "primary")
+        try await queue.register(destination: "backup")
+        try await track(2, into: queue)
+        try await queue.recordPause(true, destination: "backup")
+        var builder = StoreSnapshotBuilder(storePath: path)
+        let status = try await StoreReader(path: path).status()
+        #expect(status.pausedDestinations == ["backup"])
+        let snapshot = builder.snapshot(from: status, elapsed: .zero)
+        #expect(snapshot.destinations.first { $0.name == "backup" }?.state == .pausedByOperator)
+        #expect(snapshot.destinations.first { $0.name == "primary" }?.state == .idle)
+        try await queue.recordPause(false, destination: "backup")
+        let resumed = builder.snapshot(from: try await StoreReader(path: path).status(), elapsed: .seconds(1))
+        #expect(resumed.destinations.allSatisfy { $0.state == .idle })
+    }
+
     @Test func eachDestinationsDepthAndFailingBatchComeFromTheStore() async throws {
         let queue = try SQLiteEventQueue(path: path)
         try await queue.register(destination: "primary")

@@ -73,7 +73,8 @@ public final class StoreReader: Sendable {
                     totals: totals, oldestEvent: oldest.map(Timestamp.init(millisecondsSince1970:)),
                     recentBatches: try SQLiteEventQueue.readBatches(db, limit: batchLimit),
                     recentDeadLetters: try SQLiteEventQueue.readDeadLetters(db, limit: deadLetterLimit),
-                    destinations: destinations.mapValues(\.depth), oldestPending: oldestPending, lastSuccess: lastSuccess)
+                    destinations: destinations.mapValues(\.depth), oldestPending: oldestPending, lastSuccess: lastSuccess,
+                    pausedDestinations: try SQLiteEventQueue.readPausedDestinations(db))
             }
         } catch {
             throw StorageError(error, path: path)

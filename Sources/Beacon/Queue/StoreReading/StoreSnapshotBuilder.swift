@@ -65,7 +65,8 @@ public struct StoreSnapshotBuilder: Sendable {
             let latest = status.recentBatches.first { $0.destination == name }
             let failing = latest.map { $0.outcome != .sent && $0.outcome != .filtered } ?? false
             var destination = DestinationStatus(
-                name: name, endpoint: "", depth: status.destinations[name]?.pending ?? 0, state: .idle,
+                name: name, endpoint: "", depth: status.destinations[name]?.pending ?? 0,
+                state: status.pausedDestinations.contains(name) ? .pausedByOperator : .idle,
                 lastError: failing ? latest?.error : nil, oldestPendingAt: status.oldestPending[name],
                 lastSuccessAt: status.lastSuccess[name])
             destination.stalled = destination.isStalled(at: time)

@@ -25,4 +25,6 @@ public struct StoreStatus: Sendable, Hashable {
     public var oldestPending: [String: Timestamp] = [:]
     /// When each destination's newest successful batch in the history started.
     public var lastSuccess: [String: Timestamp] = [:]
+    /// The destinations an operator paused and has not resumed.
+    public var pausedDestinations: Set<String> = []
 }
