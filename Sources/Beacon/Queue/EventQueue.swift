@@ -12,7 +12,7 @@ import BeaconWire
 /// queue once every registered destination is done with it (delivered it, dead-lettered
 /// it, or filtered it out). A destination registered later starts with every event
 /// queued at that moment.
-public protocol EventQueue: AnyObject, Sendable {
+public protocol EventQueue: AnyObject, DeadLetterReading {
     /// Where the queue lives, for the dashboard (`/var/lib/app/beacon.sqlite`, `in memory`).
     var location: String { get }
 
@@ -123,6 +123,9 @@ extension EventQueue {
     public func purgeDeadLetters(_ selection: DeadLetterSelection) async throws(StorageError) -> DeadLetterChange {
         throw StorageError(kind: .other, message: "\(location) cannot purge dead letters (\(type(of: self)) does not implement it)")
     }
+
+    /// From the counts in memory.
+    public func deadLetterCount() async throws(StorageError) -> Int { depth.deadLetters }
 
     /// Queues that do not implement it keep no pauses: nothing outlives the engine.
     public func recordPause(_ paused: Bool, destination: String) async throws(StorageError) {}

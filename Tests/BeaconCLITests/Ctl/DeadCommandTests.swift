@@ -2,6 +2,7 @@ import Beacon
 import BeaconWire
 import BeaconTesting
 import Foundation
+import GRDB
 import Testing
 
 /// `beacon dead` and `beacon ctl pause/resume`, as child processes: on a store no engine
@@ -86,6 +87,48 @@ struct DeadCommandTests {
         #expect(totals["deadLettersRetried"] as? Int == 3)
         #expect(totals["depth"] as? Int == 0)
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Reading dead letters opens the store read-only: a store an older Beacon wrote (here:
+    /// without the `v5-pauses` migration) is listed, shown and exported, and left as it was,
+    /// so that Beacon can still open it.
+    @Test func readingDeadLettersLeavesAnOlderStoreUnmigrated() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let db = directory + "/q.sqlite"
+        #expect(try await Self.run(["track", "--db", db, "--count", "1"]).status == 0)
+        let migrations = { () async throws -> [String] in
+            try await DatabaseQueue(path: db).read { db in
+                try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
+            }
+        }
+        try await DatabaseQueue(path: db).write { db in
+            try db.execute(sql: """
+                INSERT INTO dead_letters (seq, destination, message_id, name, payload, reason, status, failed_at)
+                VALUES (1, 'default', 'm-1', 'Old', CAST('{"event":"Old"}' AS BLOB), 'HTTP 400: refused', 400, 1764000000000);
+                DROP TABLE destination_pauses;
+                DELETE FROM grdb_migrations WHERE identifier = 'v5-pauses';
+                """)
+        }
+        let before = try await migrations()
+        #expect(before.last == "v4-operations")
+
+        let listed = try await Self.run(["dead", "--db", db, "list", "--json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let letters = try #require(try Self.json(listed.stdout)["deadLetters"] as? [[String: Any]])
+        #expect(letters.count == 1 && letters.first?["reason"] as? String == "HTTP 400: refused", "\(listed.stdout)")
+        #expect(try Self.json(listed.stdout)["total"] as? Int == 1)
+        let id = try #require(letters.first?["id"] as? Int)
+        let shown = try await Self.run(["dead", "--db", db, "show", "\(id)"])
+        #expect(shown.status == 0 && shown.stdout.contains("m-1"), "\(shown.stdout) \(shown.stderr)")
+        let missing = try await Self.run(["dead", "--db", db, "show", "\(id + 1)"])
+        #expect(missing.status == 1 && missing.stderr.contains("no dead letter with id"), "\(missing.stderr)")
+        let exported = try await Self.run(["dead", "--db", db, "export"])
+        #expect(exported.status == 0 && exported.stdout.split(separator: "\n").count == 1, "\(exported.stdout)")
+
+        #expect(try await migrations() == before, "a read did not migrate the store")
+        let pauses = try await DatabaseQueue(path: db).read { db in try db.tableExists("destination_pauses") }
+        #expect(!pauses)
     }
 
     @Test("bad usage exits 2 with one line", arguments: [

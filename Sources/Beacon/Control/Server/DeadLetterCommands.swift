@@ -23,24 +23,38 @@ public enum DeadLetterCommands {
     /// Carries out `command` on `queue`; a command that is not about dead letters, an id
     /// the store does not have (nothing changes then) and a failing store are refused.
     public static func perform(_ command: ControlCommand, on queue: any EventQueue) async -> Result<Answer, ControlRefusal> {
+        if let read = await read(command, from: queue) { return read }
         do {
             switch command {
-            case .deadList(let limit):
-                let letters = try await queue.deadLetters(limit: limit)
-                return .success(.json(["total": .int(queue.depth.deadLetters), "deadLetters": .array(letters.map(\.summaryJSON))]))
-            case .deadShow(let id):
-                guard let letter = try await queue.deadLetter(id: id) else {
-                    return .failure(ControlRefusal(reason: "no dead letter with id \(id) (it was retried or purged, or never was)"))
-                }
-                return .success(.json(letter.fullJSON))
             case .deadRetry(let selection):
                 return answer(try await queue.retryDeadLetters(selection), verb: "retried")
             case .deadPurge(let selection):
                 return answer(try await queue.purgeDeadLetters(selection), verb: "purged")
-            case .deadExport(let after, let limit):
-                return .success(.json(try await exportPage(queue, after: after, limit: limit)))
-            case .status, .flush, .offline, .online, .policy, .batchSize, .pause, .resume, .watch:
+            case .deadList, .deadShow, .deadExport, .status, .flush, .offline, .online, .policy, .batchSize, .pause, .resume, .watch:
                 return .failure(ControlRefusal(reason: "\(command.name) is not a dead-letter command"))
+            }
+        } catch {
+            return .failure(ControlRefusal(reason: "the store failed: \(error)"))
+        }
+    }
+
+    /// Carries out `command` when it only reads (list, show, export); `nil` for the others.
+    public static func read(_ command: ControlCommand, from source: any DeadLetterReading) async -> Result<Answer, ControlRefusal>? {
+        do {
+            switch command {
+            case .deadList(let limit):
+                let letters = try await source.deadLetters(limit: limit)
+                let total = try await source.deadLetterCount()
+                return .success(.json(["total": .int(total), "deadLetters": .array(letters.map(\.summaryJSON))]))
+            case .deadShow(let id):
+                guard let letter = try await source.deadLetter(id: id) else {
+                    return .failure(ControlRefusal(reason: "no dead letter with id \(id) (it was retried or purged, or never was)"))
+                }
+                return .success(.json(letter.fullJSON))
+            case .deadExport(let after, let limit):
+                return .success(.json(try await exportPage(source, after: after, limit: limit)))
+            case .deadRetry, .deadPurge, .status, .flush, .offline, .online, .policy, .batchSize, .pause, .resume, .watch:
+                return nil
             }
         } catch {
             return .failure(ControlRefusal(reason: "the store failed: \(error)"))
@@ -50,8 +64,8 @@ public enum DeadLetterCommands {
     /// One page of an export: at most `limit` letters after id `after`, cut at about
     /// ``ControlProtocol/exportPageBytes`` of payload (never below one letter); `next` is
     /// the `after` of the page that follows, or null at the end.
-    static func exportPage(_ queue: any EventQueue, after: Int64, limit: Int) async throws(StorageError) -> JSONValue {
-        var letters = try await queue.deadLetters(afterID: after, limit: limit)
+    static func exportPage(_ source: any DeadLetterReading, after: Int64, limit: Int) async throws(StorageError) -> JSONValue {
+        var letters = try await source.deadLetters(afterID: after, limit: limit)
         let full = letters.count == limit
         var bytes = 0
         var kept = 0

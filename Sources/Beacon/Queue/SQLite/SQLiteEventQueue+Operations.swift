@@ -41,12 +41,7 @@ extension SQLiteEventQueue {
 
     public func deadLetters(afterID: Int64, limit: Int) async throws(StorageError) -> [DeadLetter] {
         do {
-            return try await pool.read { db in
-                try Row.fetchAll(
-                    db, sql: "SELECT \(Self.deadLetterColumns) FROM dead_letters WHERE rowid > ? ORDER BY rowid LIMIT ?",
-                    arguments: [afterID, max(0, limit)]
-                ).map(Self.deadLetter)
-            }
+            return try await pool.read { db in try Self.readDeadLetters(db, afterID: afterID, limit: limit) }
         } catch {
             throw StorageError(error, path: location)
         }
@@ -54,13 +49,23 @@ extension SQLiteEventQueue {
 
     public func deadLetter(id: Int64) async throws(StorageError) -> DeadLetter? {
         do {
-            return try await pool.read { db in
-                try Row.fetchOne(db, sql: "SELECT \(Self.deadLetterColumns) FROM dead_letters WHERE rowid = ?", arguments: [id])
-                    .map(Self.deadLetter)
-            }
+            return try await pool.read { db in try Self.readDeadLetter(db, id: id) }
         } catch {
             throw StorageError(error, path: location)
         }
+    }
+
+    /// Dead letters above `afterID`, oldest first (shared with the read-only reader).
+    static func readDeadLetters(_ db: Database, afterID: Int64, limit: Int) throws -> [DeadLetter] {
+        try Row.fetchAll(
+            db, sql: "SELECT \(deadLetterColumns) FROM dead_letters WHERE rowid > ? ORDER BY rowid LIMIT ?",
+            arguments: [afterID, max(0, limit)]
+        ).map(deadLetter)
+    }
+
+    /// The dead letter with this id (shared with the read-only reader).
+    static func readDeadLetter(_ db: Database, id: Int64) throws -> DeadLetter? {
+        try Row.fetchOne(db, sql: "SELECT \(deadLetterColumns) FROM dead_letters WHERE rowid = ?", arguments: [id]).map(deadLetter)
     }
 
     public func retryDeadLetters(_ selection: DeadLetterSelection) async throws(StorageError) -> DeadLetterChange {

@@ -81,3 +81,31 @@ public final class StoreReader: Sendable {
         }
     }
 }
+
+/// Dead letters read without writing: `beacon dead list|show|export` on a store no engine
+/// serves leaves it exactly as it was, whatever Beacon version wrote it.
+extension StoreReader: DeadLetterReading {
+    public func deadLetters(limit: Int) async throws(StorageError) -> [DeadLetter] {
+        try await read { db in try SQLiteEventQueue.readDeadLetters(db, limit: limit) }
+    }
+
+    public func deadLetters(afterID: Int64, limit: Int) async throws(StorageError) -> [DeadLetter] {
+        try await read { db in try SQLiteEventQueue.readDeadLetters(db, afterID: afterID, limit: limit) }
+    }
+
+    public func deadLetter(id: Int64) async throws(StorageError) -> DeadLetter? {
+        try await read { db in try SQLiteEventQueue.readDeadLetter(db, id: id) }
+    }
+
+    public func deadLetterCount() async throws(StorageError) -> Int {
+        try await read { db in try StoreSchema.DeadLetterCounts.read(db).rows }
+    }
+
+    private func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(StorageError) -> T {
+        do {
+            return try await pool.read(body)
+        } catch {
+            throw StorageError(error, path: path)
+        }
+    }
+}

@@ -57,6 +57,19 @@ struct DeadLetterAccess {
             throw CLIError.badInput("no store at \(db) (and no engine serves it); check --db")
         }
         if let problem = StorePath.problem(db) { throw CLIError.badInput("cannot open the store \(db): \(problem)") }
+        // Reading opens the store read-only: a store an older Beacon wrote is not migrated by a listing.
+        let reader: StoreReader
+        do {
+            reader = try StoreReader(path: db)
+        } catch {
+            throw error.cli(path: db)
+        }
+        if let read = await DeadLetterCommands.read(command, from: reader) {
+            switch read {
+            case .success(let answer): return answer.json
+            case .failure(let refusal): throw CLIError.runtime("refused '\(command.name)' on \(db): \(refusal.reason)")
+            }
+        }
         let queue: SQLiteEventQueue
         do {
             queue = try SQLiteEventQueue(path: db)
