@@ -16,7 +16,7 @@ extension BeaconEngine {
     public func pause(destination name: String?) async throws(UnknownDestinationError) -> [String] {
         let chosen = try choose(name)
         for index in chosen { await batchers[index].pause() }
-        await record(paused: true, chosen)
+        await recordPauses(chosen)
         return chosen.map { destinations[$0].name }
     }
 
@@ -34,14 +34,17 @@ extension BeaconEngine {
     /// Resumes the batchers at `indices` and forgets their recorded pauses.
     func resume(_ indices: [Int]) async {
         for index in indices { await batchers[index].resume() }
-        await record(paused: false, indices)
+        await recordPauses(indices)
     }
 
-    /// Records (or forgets) an operator's pause of the destinations at `indices` in the
-    /// queue. A store that fails is logged: the pause in memory stands either way.
-    private func record(paused: Bool, _ indices: [Int]) async {
+    /// Records in the queue whether the operator's pause of each destination at `indices`
+    /// holds: the batcher's state when it is written, so a pause and a resume racing each
+    /// other leave the record as the batcher ends up. A store that fails is logged: the
+    /// pause in memory stands either way.
+    private func recordPauses(_ indices: [Int]) async {
         for index in indices {
             let name = destinations[index].name
+            let paused = await batchers[index].isPausedByOperator
             do {
                 try await queue.recordPause(paused, destination: name)
             } catch {

@@ -39,8 +39,9 @@ public protocol EventQueue: AnyObject, DeadLetterReading {
     /// done with them. `peek` and `settle` register unknown destinations themselves.
     func register(destination: String) async throws(StorageError)
 
-    /// Forgets a destination (idempotent): its progress, counters and recorded pause go, and the events
-    /// every remaining destination is done with leave the queue. Its dead letters stay.
+    /// Forgets a destination (idempotent): its progress, counters and recorded pause go,
+    /// and the events every remaining destination is done with leave the queue. Its dead
+    /// letters stay.
     /// Use it when a destination is removed for good; events are kept for every
     /// registered destination, running or not.
     func unregister(destination: String) async throws(StorageError)
