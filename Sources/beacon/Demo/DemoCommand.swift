@@ -14,8 +14,9 @@ struct DemoCommand: AsyncParsableCommand {
             Starts a collector on 127.0.0.1 (a free port, events kept in memory), an engine \
             over an SQLite store sending to it over HTTP, and a generator of synthetic events, \
             then shows the dashboard. Keys: f flush, p policy, o offline, b burst, +/- batch \
-            size, r generator rate, c collector faults, s config sync (with --config), ? help, \
-            q quit (after a final flush of at most 2 s). The store stays on disk after the demo (its path is in the header); \
+            size, r generator rate, c collector faults, P pause/resume the selected destination \
+            (Tab selects; a pause is kept in the store), d dead letters, s config sync (with \
+            --config), ? help, q quit (after a final flush of at most 2 s). The store stays on disk after the demo (its path is in the header); \
             logs go to a file beside it (beacon-demo.log, warnings and above).
             With --config FILE the collector also serves FILE ({"settings": {...}}) at \
             /v1/config, re-read when it changes, and the engine polls it every \
