@@ -5,7 +5,7 @@ import BeaconWire
 /// `beacon status`: what a store holds.
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show a store's queue depth, dead letters and recent batches.")
+        commandName: "status", abstract: "Show a store's queue depth, dead letters, paused destinations and recent batches.")
 
     @Option(help: "The store (an SQLite file).")
     var db: String
