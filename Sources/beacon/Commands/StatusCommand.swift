@@ -38,7 +38,10 @@ struct StatusCommand: AsyncParsableCommand {
         let totals = status.totals
         Output.line("lifetime     \(totals.committed) committed, \(totals.delivered) delivered, \(totals.deadLettered) dead-lettered, \(totals.dropped) dropped")
         if !status.pausedDestinations.isEmpty {
-            Output.line("paused       \(status.pausedDestinations.sorted().joined(separator: ", ")) (by an operator; an engine on this store starts it paused until 'beacon ctl --db \(status.path) resume' or P)")
+            let them = status.pausedDestinations.count == 1 ? "it" : "them"
+            Output.line(
+                "paused       \(status.pausedDestinations.sorted().joined(separator: ", ")) (by an operator; an engine on this "
+                    + "store starts \(them) paused until 'beacon ctl --db \(status.path) resume' or P)")
         }
         if !status.recentBatches.isEmpty {
             Output.line("")
