@@ -37,14 +37,7 @@ struct ConcurrentDeliveryEndToEndTests {
     @Test(arguments: [2, 4])
     func everythingArrivesExactlyOnceThroughFaults(concurrency: Int) async throws {
         let directory = try DeliveryEndToEndTests.temporaryDirectory()
-        var plan = FaultPlan.none
-        plan.failRate = 0.3
-        plan.throttleRate = 0.1
-        plan.retryAfterSeconds = 1
-        plan.hangRate = 0.1
-        plan.hangSeconds = 2
-        plan.resetRate = 0.05
-        try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], faultPlan: plan, seed: 42)) { collector, port in
+        try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], faultPlan: DeliveryEndToEndTests.faultPlan, seed: 42)) { collector, port in
             let (engine, sender) = try Self.makeEngine(
                 port: port, directory: directory, concurrency: concurrency, batchSize: 250, timeout: .milliseconds(400))
             var ids: [String] = []
@@ -199,14 +192,8 @@ struct ConcurrentDeliveryEndToEndTests {
                     #expect(attempts.count == 4 * (failures + 1), "one wave of four per wake, none while asleep: \(attempts.count)")
                     #expect(attempts.allSatisfy { $0.status == 503 })
                     #expect(sender.inFlight == 0, "nothing in flight while asleep")
-                    let deadline = try #require(clock.nextDeadline)
-                    let delay = clock.now.duration(to: deadline)
                     // A wave counts one failure: four would make the first wait 0.4 s.
-                    let policy = min(5.0, 0.05 * pow(2, Double(failures)))
-                    #expect(
-                        delay.inSeconds >= policy * 0.8 - 0.001 && delay.inSeconds <= policy * 1.2 + 0.001,
-                        "wave \(failures + 1): slept \(delay), the policy says \(policy) s ± 20 %")
-                    delays.append(delay)
+                    delays.append(try DeliveryEndToEndTests.expectBackoff(on: clock, afterFailures: failures, "wave \(failures + 1)"))
                     if failures == 4 { try collector.setFaultPlan(.none) }
                     clock.advanceToNextDeadline()
                 }

@@ -8,6 +8,31 @@ import Testing
 /// Engine → HTTP sender → collector on 127.0.0.1, with real SQLite files and real time.
 @Suite("Delivery end to end", .timeLimit(.minutes(2)))
 struct DeliveryEndToEndTests {
+    /// The faults of the exactly-once tests, at one batch in flight and at several: 5xx,
+    /// 429 with Retry-After, hangs past the client's timeout, and resets.
+    static var faultPlan: FaultPlan {
+        var plan = FaultPlan.none
+        plan.failRate = 0.3
+        plan.throttleRate = 0.1
+        plan.retryAfterSeconds = 1
+        plan.hangRate = 0.1
+        plan.hangSeconds = 2
+        plan.resetRate = 0.05
+        return plan
+    }
+
+    /// The batcher's sleep now on `clock`, checked against the default retry policy
+    /// after `failures` counted failures (50 ms doubling up to 5 s, ± 20 % jitter).
+    static func expectBackoff(on clock: ManualClock, afterFailures failures: Int, _ label: String) throws -> Duration {
+        let deadline = try #require(clock.nextDeadline)
+        let delay = clock.now.duration(to: deadline)
+        let policy = min(5.0, 0.05 * pow(2, Double(failures)))
+        #expect(
+            delay.inSeconds >= policy * 0.8 - 0.001 && delay.inSeconds <= policy * 1.2 + 0.001,
+            "\(label): slept \(delay), the policy says \(policy) s ± 20 %")
+        return delay
+    }
+
     static func makeEngine(
         port: Int, directory: String, batchSize: Int, policy: FlushPolicy = .any([.count(100), .interval(.milliseconds(50))]),
         retryPolicy: RetryPolicy = RetryPolicy(initialDelay: .milliseconds(20), maxDelay: .milliseconds(200)),
@@ -65,14 +90,7 @@ struct DeliveryEndToEndTests {
 
     @Test func everythingArrivesExactlyOnceThroughFaults() async throws {
         let directory = try Self.temporaryDirectory()
-        var plan = FaultPlan.none
-        plan.failRate = 0.3
-        plan.throttleRate = 0.1
-        plan.retryAfterSeconds = 1
-        plan.hangRate = 0.1
-        plan.hangSeconds = 2
-        plan.resetRate = 0.05
-        try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], faultPlan: plan, seed: 42)) { collector, port in
+        try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], faultPlan: Self.faultPlan, seed: 42)) { collector, port in
             let engine = try Self.makeEngine(port: port, directory: directory, batchSize: 250, timeout: .milliseconds(400))
             var ids: [String] = []
             try await Self.running(engine) {
@@ -124,13 +142,7 @@ struct DeliveryEndToEndTests {
                     let attempts = collector.requestLog().filter { $0.route.hasPrefix("/v1/b") }
                     #expect(attempts.count == failures + 1, "one attempt per wake, none while asleep: \(attempts.count)")
                     #expect(attempts.allSatisfy { $0.status == 503 })
-                    let deadline = try #require(clock.nextDeadline)
-                    let delay = clock.now.duration(to: deadline)
-                    let policy = min(5.0, 0.05 * pow(2, Double(failures)))
-                    #expect(
-                        delay.inSeconds >= policy * 0.8 - 0.001 && delay.inSeconds <= policy * 1.2 + 0.001,
-                        "attempt \(failures + 1): slept \(delay), the policy says \(policy) s ± 20 %")
-                    delays.append(delay)
+                    delays.append(try Self.expectBackoff(on: clock, afterFailures: failures, "attempt \(failures + 1)"))
                     // Back up before the last wake: the event goes through on it.
                     if failures == 6 { try collector.setFaultPlan(.none) }
                     clock.advanceToNextDeadline()

@@ -24,6 +24,17 @@ struct AgentCommandTests {
         }
     }
 
+    /// A `beacon collector --db` in `directory`, and its base URL once it listens.
+    static func diskCollector(in directory: String) async throws -> (RunningCollector, String) {
+        let collector = try RunningCollector(arguments: ["--db", directory + "/collector.sqlite"], directory: directory)
+        do {
+            return (collector, try await collector.address())
+        } catch {
+            collector.stop()
+            throw error
+        }
+    }
+
     static func event(_ id: String, extra: String = "") -> String {
         #"{"type":"track","event":"Agent Test","messageId":"\#(id)","userId":"u-1","timestamp":"2026-01-31T12:00:00.000Z","properties":{"n":1}\#(extra)}"#
     }
@@ -138,9 +149,8 @@ struct AgentCommandTests {
     func pauseOutlivesARestart() async throws {
         let directory = try BeaconProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let collector = try RunningCollector(arguments: ["--db", directory + "/collector.sqlite"], directory: directory)
+        let (collector, collectorBase) = try await Self.diskCollector(in: directory)
         defer { collector.stop() }
-        let collectorBase = try await collector.address()
         let store = directory + "/agent.sqlite"
         func destination() async throws -> [String: Any] {
             let status = try await DeadCommandTests.run(["ctl", "--db", store, "status", "--json"])
@@ -194,9 +204,8 @@ struct AgentCommandTests {
     func metricsAndDrain() async throws {
         let directory = try BeaconProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let collector = try RunningCollector(arguments: ["--db", directory + "/collector.sqlite"], directory: directory)
+        let (collector, collectorBase) = try await Self.diskCollector(in: directory)
         defer { collector.stop() }
-        let collectorBase = try await collector.address()
         let store = directory + "/agent.sqlite"
         let agent = try RunningAgent(
             store: store, endpoints: [collectorBase, "second=" + Self.nowhere], arguments: ["--policy", "count 10 or 200ms"],
