@@ -125,6 +125,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             logger.warning("cannot register the destination yet", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
         }
         reportDestination()
+        // A store left by an earlier life may hold a backlog: look at it now, as after a
+        // commit, so the policy drains it without waiting for a new event.
+        wakeContinuation.yield()
         await withGracefulShutdownHandler {
             for await _ in wakes {
                 if machine.isShuttingDown || Task.isCancelled { break }
