@@ -47,6 +47,7 @@ public struct EventValidator: Sendable, Hashable {
     func validate(identity: String?, field: String) throws(TrackingError) {
         guard let identity else { return }
         if identity.isEmpty { throw .invalidIdentity(field: field, reason: "is empty: leave it out instead") }
+        if let problem = EventTextRule.problem(in: identity) { throw .invalidText(path: field, problem: problem) }
         if identity.utf8.count > maxIdentityLength, identity.unicodeScalars.count > maxIdentityLength {
             throw .invalidIdentity(field: field, reason: "is longer than \(maxIdentityLength) characters")
         }
@@ -56,6 +57,7 @@ public struct EventValidator: Sendable, Hashable {
         if depth > maxDepth { throw .nestingTooDeep(path: path, limit: maxDepth) }
         for (key, value) in members {
             if key.isEmpty { throw .emptyKey(path: path) }
+            if let problem = EventTextRule.problem(in: key) { throw .invalidText(path: "a property name in \(path)", problem: problem) }
             if key.utf8.count > maxKeyLength, key.unicodeScalars.count > maxKeyLength {
                 throw .keyTooLong(path: path, limit: maxKeyLength)
             }
@@ -66,10 +68,12 @@ public struct EventValidator: Sendable, Hashable {
     }
 
     /// Whether `value` is a scalar that passes every check (anything but a non-finite
-    /// number); `false` for arrays and objects, which need their own checks.
+    /// number or a string that breaks ``EventTextRule``); `false` for arrays and objects,
+    /// which need their own checks.
     private static func isValidScalar(_ value: JSONValue) -> Bool {
         switch value {
-        case .null, .bool, .int, .string: true
+        case .null, .bool, .int: true
+        case .string(let text): EventTextRule.problem(in: text) == nil
         case .double(let number): number.isFinite
         case .array, .object: false
         }
@@ -79,6 +83,8 @@ public struct EventValidator: Sendable, Hashable {
         switch value {
         case .double(let number):
             if !number.isFinite { throw .nonFiniteNumber(path: path) }
+        case .string(let text):
+            if let problem = EventTextRule.problem(in: text) { throw .invalidText(path: path, problem: problem) }
         case .object(let members):
             try validate(members: members, path: path, depth: depth + 1)
         case .array(let elements):
@@ -86,7 +92,7 @@ public struct EventValidator: Sendable, Hashable {
             for (index, element) in elements.enumerated() where !Self.isValidScalar(element) {
                 try validate(value: element, path: "\(path)[\(index)]", depth: depth + 1)
             }
-        case .null, .bool, .int, .string:
+        case .null, .bool, .int:
             break
         }
     }

@@ -1,3 +1,4 @@
+import BeaconWire
 /// Why `track` refused an event, or why waiting for its commit failed. Nothing is
 /// enqueued when `track` throws.
 public enum TrackingError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -23,6 +24,8 @@ public enum TrackingError: Error, Sendable, Hashable, CustomStringConvertible {
     case emptyKey(path: String)
     /// A property key is longer than the limit.
     case keyTooLong(path: String, limit: Int)
+    /// A string of the event breaks ``EventTextRule`` (a NUL character).
+    case invalidText(path: String, problem: EventTextRule.Problem)
     /// `userId` or `anonymousId` is empty or too long.
     case invalidIdentity(field: String, reason: String)
     /// A required field of an NDJSON event is missing.
@@ -59,6 +62,8 @@ public enum TrackingError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(path) has an empty property name: name every property"
         case .keyTooLong(let path, let limit):
             return "\(path) has a property name over \(limit) characters: shorten it"
+        case .invalidText(let path, let problem):
+            return "\(path) \(EventTextRule.explanation(problem))"
         case .invalidIdentity(let field, let reason):
             return "\(field) \(reason)"
         case .missingField(let field, let example):
@@ -78,6 +83,7 @@ public enum TrackingError: Error, Sendable, Hashable, CustomStringConvertible {
         case .emptyName: return "empty_name"
         case .nameTooLong: return "name_too_long"
         case .nameHasControlCharacter: return "name_control_character"
+        case .invalidText: return EventTextRule.rejectionCode
         case .propertiesNotObject: return "properties_not_object"
         case .nonFiniteNumber: return "non_finite_number"
         case .invalidUTF8: return "invalid_utf8"

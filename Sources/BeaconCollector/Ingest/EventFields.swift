@@ -1,3 +1,5 @@
+import BeaconWire
+
 /// One top-level field of an event as the scanner found it: its JSON kind and, for a
 /// string or a number, where its text is. A string's text has its escapes resolved: it
 /// is the string's bytes in the body when it has no escapes (nearly always), otherwise
@@ -56,4 +58,6 @@ struct ParsedItem: Sendable {
     var kind: JSONKind
     /// The fields found, when the element is an object.
     var fields: EventFields
+    /// The first string in the element that breaks ``EventTextRule``, if any.
+    var textProblem: EventTextRule.Problem? = nil
 }

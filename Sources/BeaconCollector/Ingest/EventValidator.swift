@@ -81,6 +81,9 @@ enum EventValidator {
                 "event_too_large",
                 "Event \(index) is \(item.range.count) bytes, more than the limit of \(maxEventBytes); trim its properties.")
         }
+        if let problem = item.textProblem {
+            return reject(EventTextRule.rejectionCode, "Event \(index) \(EventTextRule.explanation(problem)).")
+        }
         guard let messageIdField = fields.messageId, messageIdField.kind != .null else {
             return reject("missing_message_id", "Event \(index) has no messageId; give every event a unique messageId.")
         }

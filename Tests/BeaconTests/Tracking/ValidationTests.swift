@@ -34,6 +34,14 @@ struct ValidationTests {
         ("bad timestamp", "wrong_type", { try $0.track(json: Array(#"{"event":"e","timestamp":"yesterday"}"#.utf8)) }),
         ("missing name", "missing_field", { try $0.track(json: Array(#"{"properties":{}}"#.utf8)) }),
         ("NUL in messageId", "invalid_identity", { try $0.track(json: Array(#"{"event":"e","messageId":"ord-7\u0000a"}"#.utf8)) }),
+        // EventTextRule: no string of an event holds a NUL, wherever it is.
+        ("NUL in a property value", "invalid_text", { try $0.track("e", properties: ["k": "v\u{0}"]) }),
+        ("NUL in a nested key", "invalid_text", { try $0.track("e", properties: ["a": ["k\u{0}": 1]]) }),
+        ("NUL in an array", "invalid_text", { try $0.track("e", properties: ["list": ["ok", "no\u{0}"]]) }),
+        ("NUL in userId", "invalid_text", { try $0.track("e", userId: "u\u{0}") }),
+        ("NUL in context", "invalid_text", { try $0.track("e", context: ["ip": "\u{0}"]) }),
+        ("NUL in NDJSON", "invalid_text", { try $0.track(json: Array(#"{"event":"e","properties":{"n":"\u0000"}}"#.utf8)) }),
+        ("lone surrogate in NDJSON", "invalid_json", { try $0.track(json: Array(#"{"event":"e","properties":{"k":"\ud800"}}"#.utf8)) }),
     ]
 
     @Test func everyKindIsRefusedWithItsOwnReadableErrorAndNothingIsQueued() async throws {

@@ -40,8 +40,9 @@ enum BatchParser {
                 var item: ParsedItem?
                 if rootKind == .object {
                     let start = scanner.index
+                    scanner.textProblem = nil
                     let fields = try parseFields(&scanner, depth: 0, decoded: &decoded)
-                    item = ParsedItem(range: start..<scanner.index, kind: .object, fields: fields)
+                    item = ParsedItem(range: start..<scanner.index, kind: .object, fields: fields, textProblem: scanner.textProblem)
                 } else {
                     try scanner.skipValue()
                 }
@@ -120,12 +121,13 @@ enum BatchParser {
             let kind = try scanner.peekKind()
             let start = scanner.index
             var fields = EventFields()
+            scanner.textProblem = nil
             if kind == .object {
                 fields = try parseFields(&scanner, depth: 2, decoded: &decoded)
             } else {
                 try scanner.skipValue(depth: 2)
             }
-            items.append(ParsedItem(range: start..<scanner.index, kind: kind, fields: fields))
+            items.append(ParsedItem(range: start..<scanner.index, kind: kind, fields: fields, textProblem: scanner.textProblem))
         }
         return items
     }

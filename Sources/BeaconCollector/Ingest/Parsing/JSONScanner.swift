@@ -1,3 +1,5 @@
+import BeaconWire
+
 /// The type of a JSON value, as the scanner sees it.
 enum JSONKind: Sendable, Hashable {
     case null, bool, number, string, array, object
@@ -37,6 +39,10 @@ struct JSONScanner {
     let bytes: UnsafeBufferPointer<UInt8>
     /// The read position.
     var index: Int = 0
+    /// The first string escape since this was last cleared that breaks ``EventTextRule``
+    /// (a `\u0000`, a lone surrogate): the parser clears it before each event and reads
+    /// it after, so the event, not the request, is refused.
+    var textProblem: EventTextRule.Problem?
     /// The deepest nesting accepted.
     static let maxDepth = 128
 
@@ -193,11 +199,21 @@ struct JSONScanner {
                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     index += 1
                 case UInt8(ascii: "u"):
-                    guard index + 4 < bytes.count else { throw error("truncated \\u escape") }
-                    for offset in 1...4 where Self.hexValue(bytes[index + offset]) == nil {
-                        throw error("invalid \\u escape")
+                    guard let unit = hex4(at: index + 1) else {
+                        throw error(index + 4 < bytes.count ? "invalid \\u escape" : "truncated \\u escape")
                     }
                     index += 5
+                    // The text rule (EventTextRule): no NUL, no lone surrogate. A high
+                    // surrogate's pair is the escape right after it, consumed with it.
+                    var next: UInt16?
+                    if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                        next = hex4(at: index + 2)
+                    }
+                    if let problem = EventTextRule.problem(escape: unit, next: next) {
+                        if textProblem == nil { textProblem = problem }
+                    } else if (0xD800...0xDBFF).contains(unit) {
+                        index += 6
+                    }
                 default:
                     throw error("invalid escape '\\\(Self.printable(bytes[index]))' in a string")
                 }
@@ -360,6 +376,18 @@ struct JSONScanner {
     }
 
     // MARK: Helpers
+
+    /// The UTF-16 unit of the four hex digits at `position`, or nil when they are not
+    /// four hex digits before the end.
+    func hex4(at position: Int) -> UInt16? {
+        guard position >= 0, position + 4 <= bytes.count else { return nil }
+        var value: UInt16 = 0
+        for offset in 0..<4 {
+            guard let digit = Self.hexValue(bytes[position + offset]) else { return nil }
+            value = value << 4 | UInt16(digit)
+        }
+        return value
+    }
 
     static func isDigit(_ byte: UInt8) -> Bool {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
