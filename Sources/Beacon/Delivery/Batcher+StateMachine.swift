@@ -88,6 +88,11 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
         /// sent once each until the one that fails alone is dead-lettered, or a delivery
         /// goes past it.
         var isolatingThrough: Int64?
+        /// While isolating, a batch before `isolatingThrough` was delivered.
+        var isolationDelivered = false
+        /// The batch in flight was read past the event through this sequence, which
+        /// failed alone with no delivery around it (``DeliveryDecision/probePast(reason:)``).
+        var probingPast: Int64?
     }
 
     /// The batch read ahead while a batch was sent.
@@ -158,7 +163,9 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
     /// The failure streak as ``DeliveryPlanner`` takes it, its age measured at `now`.
     func failureStreak(now: Instant) -> FailureStreak {
         guard let streak else { return FailureStreak() }
-        return FailureStreak(attempts: streak.attempts, age: streak.since.duration(to: now), isIsolating: streak.isolatingThrough != nil)
+        return FailureStreak(
+            attempts: streak.attempts, age: streak.since.duration(to: now), isIsolating: streak.isolatingThrough != nil,
+            isolationDelivered: streak.isolationDelivered, isProbing: streak.probingPast != nil)
     }
 
     /// What to report for the destination: offline first, then held, then paused, then backing off.
@@ -401,10 +408,21 @@ extension BatcherStateMachine {
         return .armTimer(until, reporting: nil)
     }
 
-    /// The read found nothing: the drain ends.
-    mutating func readFoundNothing() -> Action {
+    /// The read found nothing: the drain ends (`random` is a draw in `0..<1` for the
+    /// jitter of a backoff).
+    mutating func readFoundNothing(now: Instant, random: Double) -> Action {
         guard case .reading(let resumeAfter, let fromHead) = state else { return .none }
         if fromHead { settleFailed = false }
+        if streak?.probingPast != nil {
+            // Nothing lies past the event that fails alone: nothing tells a failing event
+            // from a failing destination, and it holds nothing back. Back off, then again
+            // from the head.
+            streak?.probingPast = nil
+            failures += 1
+            let until = now.advanced(by: retryPolicy.delay(afterFailures: failures, retryAfter: nil, random: random))
+            state = .backingOff(until: until)
+            return .armTimer(until, reporting: .backingOff(until: until))
+        }
         streak = nil  // whatever failed is no longer queued
         state = .idle(after: resumeAfter)
         return .finishDrain
@@ -434,10 +452,24 @@ extension BatcherStateMachine {
     ) -> Action {
         guard case .batch(let through) = state else { return .none }
         let after: Next = readAhead.map { .readAhead($0.batch, through: $0.through) } ?? .after(through)
+        let wasProbing = streak?.probingPast != nil
+        streak?.probingPast = nil
         switch decision {
+        case .delivered where wasProbing:
+            // Events after the one that fails alone went through: back to it, from the head.
+            streak?.isolationDelivered = true
+            state = .draining(.head)
+            return .settleThenReport(keepingLeases: false)
+        case .probePast(let reason):
+            lastError = reason
+            recordFailure(now: now)
+            streak?.probingPast = through
+            state = .draining(.after(through))
+            return .settleThenReport(keepingLeases: true)
         case .delivered:
             if let isolated = streak?.isolatingThrough, through < isolated {
                 // Isolating: the event that fails comes later; keep the streak and the limit.
+                streak?.isolationDelivered = true
                 state = .draining(after)
                 return .settleThenReport(keepingLeases: true)
             }

@@ -228,7 +228,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
                 return readFailed(error)
             }
             guard let batch = makeBatch(events, attempt: attempt, prepare: false) else {
-                _ = machine.readFoundNothing()  // `.finishDrain`: the caller ends the drain
+                foundNothing()
                 return false
             }
             _ = machine.batchRead(through: batch.last)
@@ -304,7 +304,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             wave.append(batch)
         }
         guard let through = wave.last?.last else {
-            _ = machine.readFoundNothing()  // `.finishDrain`: the caller ends the drain
+            foundNothing()
             return false
         }
         _ = machine.batchRead(through: through)
@@ -387,6 +387,15 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         return wave
     }
 
+    /// The read found nothing: the drain ends (the caller ends it), or, past an event
+    /// that fails alone, a backoff starts.
+    private func foundNothing() {
+        if case .armTimer(let until, let reporting) = machine.readFoundNothing(now: clock.now, random: random()) {
+            if let reporting { reportDestination(reporting) }
+            armTimer(until)
+        }
+    }
+
     /// A read from the queue failed: back off (a read cancelled because the engine is
     /// stopping is no fault of the queue: nothing more is sent). Returns whether the
     /// drain goes on.
@@ -460,6 +469,12 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             record.error = "\(reason); splitting to isolate"
             logger.error("retries ran out; splitting the batch to isolate the event that fails", metadata: [
                 "batch_id": "\(batch.id)", "destination": "\(destination.name)", "error": "\(reason)", "limit": "\(limit)",
+            ])
+        case .probePast(let reason):
+            record.outcome = .retry
+            record.error = reason
+            logger.warning("an event fails alone; sending the events after it to tell a failing event from a failing destination", metadata: [
+                "batch_id": "\(batch.id)", "destination": "\(destination.name)", "error": "\(reason)",
             ])
         case .pause(let reason):
             record.outcome = .paused

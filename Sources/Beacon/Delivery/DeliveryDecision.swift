@@ -12,6 +12,11 @@ public enum DeliveryDecision: Sendable, Hashable {
     /// at once with batches of at most this many events, each once, until the event that
     /// still fails alone is dead-lettered. `reason` says why, for the history.
     case isolate(limit: Int, reason: String)
+    /// The event that fails alone while isolating, with no delivery around it yet: keep
+    /// it, and send the events after it at once. Delivered, they show the destination
+    /// takes events: this one comes again from the head and, failing again, is
+    /// dead-lettered. Failing too, the destination is failing: back off as usual.
+    case probePast(reason: String)
     /// Stop sending to this destination until resumed.
     case pause(reason: String)
 }

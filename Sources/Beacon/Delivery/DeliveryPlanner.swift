@@ -4,8 +4,12 @@
 /// |---|---|
 /// | delivered | remove the events |
 /// | retryable | keep them; wait per ``RetryPolicy`` (and `Retry-After`) |
-/// | retryable, retries ran out (or isolating), several events | split in halves to isolate the culprit, at once |
-/// | retryable, retries ran out (or isolating), one event | dead-letter it: "gave up after N attempts over T: reason" |
+/// | retryable, retries ran out, several events | split in halves to isolate the culprit, at once |
+/// | retryable, retries ran out, one event | dead-letter it: "gave up after N attempts over T: reason" |
+/// | a server error (5xx but 503) ``RetryPolicy/isolateAfter`` times in a row, or isolating, several events | split in halves to isolate the culprit, at once |
+/// | the same, one event, after events around it were delivered while isolating | dead-letter it: "failed alone N times … while the events around it were delivered" |
+/// | the same, one event, nothing delivered while isolating | keep it and send the events after it at once (``DeliveryDecision/probePast(reason:)``) |
+/// | retryable, the events after a kept one failed too (probing) | keep them; wait per ``RetryPolicy``: the destination fails, not the event |
 /// | retryable with `Retry-After`, retries ran out | wait as asked: the server asked for time, it did not refuse |
 /// | rejected with reasons | dead-letter the named events; send the rest again at once |
 /// | rejected without reasons, several events | split in halves to isolate the culprit |
@@ -26,7 +30,7 @@ public enum DeliveryPlanner {
             return .delivered
         case .retryable(let reason, let retryAfter):
             let attempts = streak.attempts < .max ? streak.attempts + 1 : .max
-            let givesUp = streak.isIsolating || retryPolicy.givesUp(afterAttempts: attempts, failingFor: streak.age)
+            let givesUp = retryPolicy.givesUp(afterAttempts: attempts, failingFor: streak.age)
             if givesUp, retryAfter == nil {
                 let why = "gave up after \(attempts) attempts over \(format(streak.age)): \(reason)"
                 if batch.events.count <= 1 {
@@ -34,6 +38,25 @@ public enum DeliveryPlanner {
                 }
                 return .isolate(limit: (batch.events.count + 1) / 2, reason: why)
             }
+            // A batch the destination keeps answering with a server error may hold an
+            // event it cannot take (a NUL its database refuses): look for it long before
+            // retries run out, and set it aside only once the events around it went through.
+            let suspects = streak.isIsolating || retryPolicy.isolates(afterAttempts: attempts, status: result.status)
+            if suspects, retryAfter == nil, !streak.isProbing {
+                if batch.events.count > 1 {
+                    return .isolate(
+                        limit: (batch.events.count + 1) / 2,
+                        reason: "looking for the event that fails: \(attempts) failed attempts over \(format(streak.age)): \(reason)")
+                }
+                if streak.isolationDelivered {
+                    let why = "failed alone \(attempts) times over \(format(streak.age)) while the events around it were delivered: \(reason)"
+                    return .deadLetter(batch.events.map { RejectedEvent(event: $0, reason: why) })
+                }
+                // Nothing went through yet: try the events after it, to tell a failing
+                // event from a failing destination.
+                return .probePast(reason: "failed alone \(attempts) times; trying the events after it: \(reason)")
+            }
+            // A probe that failed too: the destination is failing, not the event. Back off.
             let delay = retryPolicy.delay(afterFailures: failures < .max ? failures + 1 : .max, retryAfter: retryAfter, random: random)
             return .retry(after: delay, reason: reason)
         case .rejected(let rejections):

@@ -6,12 +6,23 @@ public struct FailureStreak: Sendable, Hashable {
     public var attempts: Int
     /// Time since the first of them (on the batcher's clock), zero when there was none.
     public var age: Duration
-    /// Retries already ran out: the batch is being split to isolate the event that fails.
+    /// The batch is being split to isolate the event that fails (retries ran out, or
+    /// ``RetryPolicy/isolateAfter`` server errors).
     public var isIsolating: Bool
+    /// While isolating, events of the batch were delivered: the destination takes
+    /// events, so one that keeps failing alone is the event's fault.
+    public var isolationDelivered: Bool
 
-    public init(attempts: Int = 0, age: Duration = .zero, isIsolating: Bool = false) {
+    /// This batch was sent past an event that failed alone (``DeliveryDecision/probePast(reason:)``).
+    public var isProbing: Bool
+
+    public init(
+        attempts: Int = 0, age: Duration = .zero, isIsolating: Bool = false, isolationDelivered: Bool = false, isProbing: Bool = false
+    ) {
         self.attempts = attempts
         self.age = age
         self.isIsolating = isIsolating
+        self.isolationDelivered = isolationDelivered
+        self.isProbing = isProbing
     }
 }

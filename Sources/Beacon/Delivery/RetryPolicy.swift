@@ -36,6 +36,15 @@ public struct RetryPolicy: Sendable, Hashable {
     /// How long the batch at the head may keep failing, from its first failure, before it
     /// is given up on. `nil`: no limit. Default 12 hours.
     public var maxAge: Duration? = .seconds(12 * 3600)
+    /// Failed attempts in a row, the last answered with a server error (5xx other than
+    /// 503, which says the destination is down), after which the batch at the head is
+    /// searched for an event the destination cannot take: it is split in halves, each
+    /// sent at once, and the event that still fails alone is dead-lettered once events
+    /// around it were delivered ("failed alone N times … while the events around it were
+    /// delivered"). While nothing goes through, nothing is dead-lettered: the backoff goes
+    /// on. At least 1; `nil`: only when retries run out. Default 5 (about 15 s of
+    /// failures with the default backoff).
+    public var isolateAfter: Int? = 5
 
     public init() {}
 
@@ -52,6 +61,13 @@ public struct RetryPolicy: Sendable, Hashable {
         if let maxAttempts, attempts >= max(1, maxAttempts) { return true }
         if let maxAge, failingFor >= maxAge { return true }
         return false
+    }
+
+    /// Whether the `attempts`-th failure in a row, answered with HTTP `status` (nil: no
+    /// answer), starts the search for an event the destination cannot take.
+    public func isolates(afterAttempts attempts: Int, status: Int?) -> Bool {
+        guard let isolateAfter, let status, (500...599).contains(status), status != 503 else { return false }
+        return attempts >= max(1, isolateAfter)
     }
 
     /// The wait after `failures` consecutive failures (1 for the first), given the

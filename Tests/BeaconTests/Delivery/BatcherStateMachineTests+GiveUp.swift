@@ -23,7 +23,9 @@ extension BatcherStateMachineTests {
             ),
             (.delivered, before, nil),
             (.delivered, Streak(attempts: 3, since: Self.at(4), isolatingThrough: 20), nil),  // past the isolated batch
-            (.delivered, Streak(attempts: 3, since: Self.at(4), isolatingThrough: 25), Streak(attempts: 3, since: Self.at(4), isolatingThrough: 25)),
+            // Before the isolated batch's end: the search goes on, knowing the destination takes events.
+            (.delivered, Streak(attempts: 3, since: Self.at(4), isolatingThrough: 25),
+             Streak(attempts: 3, since: Self.at(4), isolatingThrough: 25, isolationDelivered: true)),
             (.deadLetter([RejectedEvent(event: event, reason: "gave up")]), Streak(attempts: 3, since: Self.at(4), isolatingThrough: 25), nil),
             (.split(limit: 2), before, before),
             (.pause(reason: "HTTP 401"), before, before),
@@ -73,7 +75,7 @@ extension BatcherStateMachineTests {
 
     @Test func aReadThatFindsNothingEndsTheStreak() {
         var machine = Self.machine(Self.readingHead, streak: Streak(attempts: 3, since: Self.at(0), isolatingThrough: 20))
-        #expect(machine.readFoundNothing() == .finishDrain)
+        #expect(machine.readFoundNothing(now: Self.now, random: 0) == .finishDrain)
         #expect(machine.streak == nil)
     }
 }

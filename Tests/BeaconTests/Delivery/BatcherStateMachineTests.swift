@@ -204,7 +204,7 @@ struct BatcherStateMachineTests {
             (Self.held, Self.held, .none),
             (Self.heldPaused, Self.heldPaused, .none),
             (Self.offlineHeld, Self.offlineHeld, .none),
-        ]) { $0.readFoundNothing() }
+        ]) { $0.readFoundNothing(now: Self.now, random: 0) }
     }
 
     @Test func batchRead() {
@@ -496,7 +496,7 @@ struct BatcherStateMachineTests {
         #expect(machine.nextBatch(batchSize: 10) == .read(.head, limit: 10, attempt: 1))
         #expect(machine.state == .reading(resumeAfter: 7, fromHead: true))
         #expect(machine.settleFailed, "cleared by the read, not before it")
-        #expect(machine.readFoundNothing() == .finishDrain)
+        #expect(machine.readFoundNothing(now: Self.now, random: 0) == .finishDrain)
         #expect(!machine.settleFailed)
         #expect(machine.state == Self.idleAfter7, "nothing found: the drain still resumes after 7")
 

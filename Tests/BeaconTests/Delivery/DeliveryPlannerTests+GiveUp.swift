@@ -38,7 +38,8 @@ extension DeliveryPlannerTests {
     }
 
     @Test func theAgeLimitGivesUpWhateverTheAttempts() {
-        let policy = RetryPolicy()
+        var policy = RetryPolicy()
+        policy.isolateAfter = nil  // the give-up limits alone
         let young = FailureStreak(attempts: 5, age: .seconds(43_199))
         let old = FailureStreak(attempts: 5, age: .seconds(43_200))
         guard case .retry = decide(Self.serverError, count: 2, streak: young, policy: policy) else {
@@ -72,6 +73,7 @@ extension DeliveryPlannerTests {
         var policy = RetryPolicy()
         policy.maxAttempts = nil
         policy.maxAge = nil
+        policy.isolateAfter = nil
         let streak = FailureStreak(attempts: .max, age: .seconds(10 * 366 * 86_400))
         guard case .retry = decide(Self.serverError, count: 1, streak: streak, policy: policy) else {
             Issue.record("expected a retry with no limits")

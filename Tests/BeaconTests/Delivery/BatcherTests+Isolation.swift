@@ -1,0 +1,89 @@
+import BeaconWire
+import Beacon
+import BeaconTesting
+import Testing
+
+/// Issue 22, finding 2: one event the destination cannot store (a NUL PostgreSQL
+/// refuses with a 500) held a destination for the 100 attempts of the give-up limit,
+/// 75 to 93 minutes. Now a batch answered with server errors ``RetryPolicy/isolateAfter``
+/// times in a row is searched at once for the event that fails, which is dead-lettered
+/// once events around it went through; while nothing goes through, nothing is.
+extension BatcherTests {
+    @Test("a poison event inside a batch is dead-lettered after 5 server errors, in seconds; the rest is delivered once")
+    func aPoisonEventIsIsolatedInSeconds() async throws {
+        let sender = Self.poisonSender(named: "event 2")
+        let (engine, _) = makeEngine(policy: .manual, batchSize: 100, sender: sender)
+        try await running(engine) {
+            try await track(engine, 51)
+            await engine.flush()
+            await backOff(sender, failures: 4)  // the 5th failure starts the search: no wait after it
+            let snapshot = await waitUntilEmpty(engine)
+            #expect(clock.now.offset == .milliseconds(7500), "0.5 + 1 + 2 + 4 s of backoff, then no wait: \(clock.now)")
+            let letters = try await engine.queue.deadLetters(limit: 10)
+            #expect(letters.map(\.event.name) == ["event 2"])
+            #expect(letters.first?.reason.hasPrefix("failed alone") == true, "\(letters.first?.reason ?? "")")
+            #expect(letters.first?.reason.contains("while the events around it were delivered: HTTP 500") == true)
+            let delivered = sender.deliveredMessageIds { batch, _ in !batch.events.contains { $0.name == "event 2" } }
+            #expect(delivered.count == 50 && Set(delivered).count == 50, "every other event delivered exactly once")
+            #expect(snapshot?.totals.delivered == 50)
+            #expect(snapshot?.totals.deadLettered == 1)
+        }
+    }
+
+    @Test("a poison event at the head: the events after it are tried, then it is dead-lettered")
+    func aPoisonEventAtTheHeadIsIsolatedByAProbe() async throws {
+        let sender = Self.poisonSender(named: "event 0")
+        let (engine, _) = makeEngine(policy: .manual, batchSize: 100, sender: sender)
+        try await running(engine) {
+            try await track(engine, 20)
+            await engine.flush()
+            await backOff(sender, failures: 4)
+            let snapshot = await waitUntilEmpty(engine)
+            let letters = try await engine.queue.deadLetters(limit: 10)
+            #expect(letters.map(\.event.name) == ["event 0"])
+            #expect(letters.first?.reason.contains("while the events around it were delivered") == true, "\(letters.first?.reason ?? "")")
+            // After the search reached it alone: one probe past it ("event 1"), then it again, refused for good.
+            let names = sender.batches.map { $0.events.map(\.name) }
+            let alone = names.indices.filter { names[$0] == ["event 0"] }
+            #expect(alone.count == 2, "\(names)")
+            if let first = alone.first { #expect(names[first + 1] == ["event 1"], "\(names)") }
+            #expect(snapshot?.totals.delivered == 19)
+            let delivered = sender.deliveredMessageIds { batch, _ in !batch.events.contains { $0.name == "event 0" } }
+            #expect(Set(delivered).count == delivered.count, "nothing delivered twice")
+        }
+    }
+
+    @Test("a destination failing every event with 500: nothing is dead-lettered, and all goes once it recovers")
+    func aFailingDestinationDeadLettersNothing() async throws {
+        let sender = RecordingSender { _, _ in SendResult(.retryable(reason: "HTTP 500 Internal Server Error", retryAfter: nil), status: 500) }
+        let (engine, _) = makeEngine(policy: .manual, batchSize: 100, sender: sender)
+        try await running(engine) {
+            try await track(engine, 20)
+            await engine.flush()
+            // Long past the search (5 attempts) and its probes, well short of the give-up (100).
+            await backOff(sender, failures: 30)
+            // The next backoff is armed: the batcher waits, nothing in flight.
+            await clock.waitForSleepers(1)
+            #expect(try await engine.queue.deadLetters(limit: 10).isEmpty, "the event is not at fault")
+            #expect(engine.queue.depth.events == 20)
+            #expect(sender.batches.count > 40, "it kept trying: \(sender.batches.count) sends")
+            sender.setScript { _, _ in SendResult(.delivered, status: 200) }
+            clock.advanceToNextDeadline()
+            let snapshot = await waitUntilEmpty(engine)
+            #expect(snapshot?.totals.delivered == 20)
+            #expect(snapshot?.totals.deadLettered == 0)
+        }
+    }
+
+    @Test("503 and connection failures never start the search: the batch stays whole")
+    func unavailableIsNotSearched() async throws {
+        let sender = RecordingSender { _, _ in SendResult(.retryable(reason: "HTTP 503 Service Unavailable", retryAfter: nil), status: 503) }
+        let (engine, _) = makeEngine(policy: .manual, batchSize: 100, sender: sender)
+        try await running(engine) {
+            try await track(engine, 20)
+            await engine.flush()
+            await backOff(sender, failures: 12)
+            #expect(sender.batches.allSatisfy { $0.events.count == 20 }, "\(sender.batches.map(\.events.count))")
+        }
+    }
+}
