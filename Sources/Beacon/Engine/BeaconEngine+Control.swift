@@ -12,10 +12,12 @@ extension BeaconEngine {
     ///
     /// - Parameter path: the socket's path; default ``ControlProtocol/socketPath(forStore:)``
     ///   of the queue's location.
+    /// - Parameter lock: the store's lock (``StoreLock``), when this process holds it: a
+    ///   socket file left beside the store is then replaced without a doubt.
     public func serveControl(
-        at path: String? = nil, logger: Logger = Logger(label: "beacon.control")
+        at path: String? = nil, lock: StoreLock? = nil, logger: Logger = Logger(label: "beacon.control")
     ) async throws(ControlServerError) -> ControlServer {
-        try await ControlServer.start(path: path ?? ControlProtocol.socketPath(forStore: queue.location), logger: logger) {
+        try await ControlServer.start(path: path ?? ControlProtocol.socketPath(forStore: queue.location), lock: lock, logger: logger) {
             command in await self.perform(command)
         }
     }

@@ -108,6 +108,8 @@ struct AgentCommand: AsyncParsableCommand {
                 maxConcurrentRequests: maxConcurrentRequests))
         }
         if let problem = StorePath.problem(db) { throw CLIError.badInput("--db: cannot open the store \(db): \(problem)") }
+        // Before anything else touches the store: one engine serves it.
+        let lock = try StoreLock.take(forStore: db, role: "beacon agent")
         var queueConfiguration = SQLiteEventQueue.Configuration()
         queueConfiguration.durability = durability.durability
         let queue: SQLiteEventQueue
@@ -145,7 +147,7 @@ struct AgentCommand: AsyncParsableCommand {
         let metrics = engine.metricsReporter(factory: collector.metricsFactory, logger: logger("beacon.metrics"))
         let control: ControlServer
         do {
-            control = try await engine.serveControl(logger: logger("beacon.control"))
+            control = try await engine.serveControl(lock: lock, logger: logger("beacon.control"))
         } catch {
             throw CLIError.runtime("cannot serve the control channel of \(db): \(error)")
         }
@@ -175,5 +177,6 @@ struct AgentCommand: AsyncParsableCommand {
         }
         let left = queue.depth.events
         agentLogger.info("agent stopped", metadata: ["queued": "\(left)"])
+        withExtendedLifetime(lock) {}  // held to the end
     }
 }

@@ -11,7 +11,9 @@ struct FlushCommand: AsyncParsableCommand {
         commandName: "flush",
         abstract: "Send a store's queue until it is empty.",
         discussion: """
-            Exits 0 once the queue is empty. Gives up, exiting 1 with the reason, when the \
+            Exits 0 once the queue is empty. A store that another process serves (an \
+            agent, the demo, another flush) is refused with exit 1 and the holder's PID; \
+            ask a running engine with 'beacon ctl --db FILE flush' instead. Gives up, exiting 1 with the reason, when the \
             destination refuses the credentials, after --max-failures consecutive failed \
             sends, or after --timeout seconds. Events not sent stay queued. On SIGINT or \
             SIGTERM it stops once the batch in flight has settled, says how many events stay \
@@ -63,6 +65,11 @@ struct FlushCommand: AsyncParsableCommand {
     func run() async throws {
         let limit = try timeLimit
         let counter = FlushSender(try Senders.make(endpoint: endpoint, writeKey: writeKey))
+        if let problem = StorePath.problem(db) { throw CLIError.badInput("--db: cannot open the store \(db): \(problem)") }
+        // One process sends from a store: two flushes would send every event twice, and a
+        // flush beside an engine would race its batches. The engine flushes on request.
+        let lock = try StoreLock.take(forStore: db, role: "beacon flush")
+        defer { withExtendedLifetime(lock) {} }
         let queue: SQLiteEventQueue
         do {
             var queueLogger = Logger(label: "beacon.queue")

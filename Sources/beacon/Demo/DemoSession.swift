@@ -51,6 +51,9 @@ struct DemoSession {
 
     func run() async throws {
         let logger = Logger(label: "beacon.demo")
+        // Before anything else touches the store: one engine serves it.
+        let lock = try StoreLock.take(forStore: files.store, role: "beacon demo")
+        defer { withExtendedLifetime(lock) {} }
         let queue: SQLiteEventQueue
         do {
             queue = try SQLiteEventQueue(path: files.store)
@@ -119,7 +122,7 @@ struct DemoSession {
         // `beacon ctl --db STORE` and scripts command this engine through its control socket.
         let control: ControlServer?
         do {
-            control = try await engine.serveControl(logger: logger)
+            control = try await engine.serveControl(lock: lock, logger: logger)
         } catch {
             logger.warning("the demo runs without its control channel", metadata: ["error": "\(error)"])
             control = nil

@@ -61,12 +61,16 @@ public final class ControlServer: Service, Sendable {
 
     /// Binds `path` (replacing a stale socket file, refusing a live one) and starts
     /// accepting connections.
+    ///
+    /// - Parameter lock: the store's lock, held by this process. A socket file in the way
+    ///   is then stale whatever a probe says (a probe between another engine's `bind` and
+    ///   `listen` is refused too, so without the lock "refused" cannot mean "stale").
     public static func start(
-        path: String, logger: Logger = Logger(label: "beacon.control"), handler: @escaping Handler
+        path: String, lock: StoreLock? = nil, logger: Logger = Logger(label: "beacon.control"), handler: @escaping Handler
     ) async throws(ControlServerError) -> ControlServer {
         switch ControlSocket.probe(path) {
         case .nothing: break
-        case .stale:
+        case .stale, .live where lock != nil:
             logger.notice("replacing a stale control socket left by an engine that is gone", metadata: ["path": "\(path)"])
             unlink(path)
         case .live:

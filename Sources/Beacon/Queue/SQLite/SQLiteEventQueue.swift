@@ -145,9 +145,7 @@ public final class SQLiteEventQueue: EventQueue {
                 // store does not keep a full default cache of pages it will not read again.
                 try db.execute(sql: "PRAGMA cache_size = -1024")
             }
-            let migrator = StoreSchema.migrator()
-            try pool.read { db in try StoreSchema.refuseNewerSchema(db, migrator: migrator, path: path) }
-            try migrator.migrate(pool)
+            try StoreSchema.migrate(pool, path: path)
             (stored, destinations, lastBatchID, deadLetterCounts) = try pool.read { db in
                 (
                     try StoreSchema.State.read(db), try StoreSchema.DestinationState.readAll(db),

@@ -13,16 +13,46 @@ struct DeadLetterAccess {
 
     /// The command's result as the control channel gives it; a refusal is a ``CLIError``
     /// (exit 1), a missing or unreadable store exit 2.
+    ///
+    /// Through the engine when one answers on the store's control socket. Otherwise reads
+    /// work on the store directly (read-only), and changes under the store's lock
+    /// (``StoreLock``), so that two `dead retry` of one id, or one beside an engine that
+    /// is starting, never both act: while another process holds the lock and no engine
+    /// answers yet, it waits for either, up to the timeout.
     func perform(_ command: ControlCommand) async throws -> (JSONValue, Route) {
-        let client = ControlClient(store: db)
-        do {
-            let response = try await answer(client, command)
-            switch response.outcome {
-            case .success(let result): return (result, .engine)
-            case .failure(let refusal): throw CLIError.runtime("the engine refused '\(command.name)': \(refusal.reason)")
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let client = ControlClient(store: db)
+            do {
+                let response = try await answer(client, command)
+                switch response.outcome {
+                case .success(let result): return (result, .engine)
+                case .failure(let refusal): throw CLIError.runtime("the engine refused '\(command.name)': \(refusal.reason)")
+                }
+            } catch let error as ControlClientError where error.kind == .noEngine {
+                // No engine answers: act on the store.
             }
-        } catch let error as ControlClientError where error.kind == .noEngine {
-            return (try await performOnStore(command), .store)
+            let reader = try openReader()
+            if let read = await DeadLetterCommands.read(command, from: reader) {
+                switch read {
+                case .success(let answer): return (answer.json, .store)
+                case .failure(let refusal): throw CLIError.runtime("refused '\(command.name)' on \(db): \(refusal.reason)")
+                }
+            }
+            let lock: StoreLock
+            do {
+                lock = try StoreLock.acquire(forStore: db, role: "beacon dead \(command.name)")
+            } catch {
+                guard case .held = error.kind else { throw CLIError.badInput(error.description) }
+                guard ContinuousClock.now < deadline else {
+                    throw CLIError.runtime("\(error.description); no engine answered on its control socket within \(timeout)")
+                }
+                try await Task.sleep(for: .milliseconds(20))
+                continue
+            }
+            let result = try await change(command)
+            withExtendedLifetime(lock) {}
+            return (result, .store)
         }
     }
 
@@ -51,25 +81,22 @@ struct DeadLetterAccess {
         }
     }
 
-    /// No engine serves the store: open it (it must exist) and act on it directly.
-    private func performOnStore(_ command: ControlCommand) async throws -> JSONValue {
+    /// No engine serves the store: open it read-only (it must exist). A listing does not
+    /// migrate a store an older Beacon wrote.
+    private func openReader() throws -> StoreReader {
         guard FileManager.default.fileExists(atPath: db) else {
             throw CLIError.badInput("no store at \(db) (and no engine serves it); check --db")
         }
         if let problem = StorePath.problem(db) { throw CLIError.badInput("cannot open the store \(db): \(problem)") }
-        // Reading opens the store read-only: a store an older Beacon wrote is not migrated by a listing.
-        let reader: StoreReader
         do {
-            reader = try StoreReader(path: db)
+            return try StoreReader(path: db)
         } catch {
             throw error.cli(path: db)
         }
-        if let read = await DeadLetterCommands.read(command, from: reader) {
-            switch read {
-            case .success(let answer): return answer.json
-            case .failure(let refusal): throw CLIError.runtime("refused '\(command.name)' on \(db): \(refusal.reason)")
-            }
-        }
+    }
+
+    /// No engine serves the store and this process holds its lock: change it directly.
+    private func change(_ command: ControlCommand) async throws -> JSONValue {
         let queue: SQLiteEventQueue
         do {
             queue = try SQLiteEventQueue(path: db)
