@@ -98,6 +98,7 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
         await restoreRecordedPauses()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await self.observer.run() }
+            group.addTask { await self.watchOtherProcesses() }
             try await withThrowingTaskGroup(of: Void.self) { batchersGroup in
                 for batcher in batchers {
                     batchersGroup.addTask { try await batcher.run() }
@@ -105,6 +106,24 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
                 try await batchersGroup.waitForAll()
             }
             group.cancelAll()
+        }
+    }
+
+    /// How often the engine looks for events that other processes committed to its store
+    /// (``EventQueue/refreshFromOtherProcesses()``).
+    public static var otherProcessesInterval: Duration { .milliseconds(500) }
+
+    /// Events that another process commits to the store (`beacon track` beside a running
+    /// agent) wake the batchers within ``otherProcessesInterval``, as the engine's own
+    /// commits do at once; otherwise they would wait for the next event of its own.
+    func watchOtherProcesses() async {
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: Self.otherProcessesInterval)
+            } catch {
+                return  // cancelled: the engine stops
+            }
+            _ = await queue.refreshFromOtherProcesses()
         }
     }
 

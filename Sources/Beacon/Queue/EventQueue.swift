@@ -104,6 +104,12 @@ public protocol EventQueue: AnyObject, DeadLetterReading {
     /// Subscribes to commits, drops and storage faults. Called on the queue's own
     /// thread: keep the handler short and non-blocking.
     func addListener(_ listener: @escaping @Sendable (QueueEvent) -> Void)
+
+    /// Looks for events that other processes committed to the same store (a
+    /// `beacon track` beside a running agent): when there are, takes the store's counters
+    /// and tells the listeners (``QueueEvent/committed(count:depth:)``), so that the
+    /// batchers see them. Returns how many it found. Cheap when there are none.
+    func refreshFromOtherProcesses() async -> Int
 }
 
 extension EventQueue {
@@ -132,6 +138,9 @@ extension EventQueue {
     public func recordPause(_ paused: Bool, destination: String) async throws(StorageError) {}
 
     public func pausedDestinations() async throws(StorageError) -> Set<String> { [] }
+
+    /// Queues that no other process writes: nothing to find.
+    public func refreshFromOtherProcesses() async -> Int { 0 }
 
     /// Queues that do not implement it know no ages.
     public func oldestPending() async throws(StorageError) -> [String: Timestamp] { [:] }

@@ -1,0 +1,32 @@
+import GRDB
+
+extension SQLiteEventQueue {
+    /// Events another process committed: the store's `next_seq` moved past the one this
+    /// queue knows. The counters are then taken in a write transaction, so they are
+    /// ordered with this queue's own commits and settles (a read could be older than a
+    /// settle that lands meanwhile), and the listeners hear of the new events.
+    public func refreshFromOtherProcesses() async -> Int {
+        let known = state.withLock { $0.stored.nextSeq }
+        let inStore: Int64?
+        do {
+            inStore = try await pool.read { db in
+                try Int64.fetchOne(db.cachedStatement(sql: "SELECT next_seq FROM queue_state WHERE id = 1"))
+            }
+        } catch {
+            return 0  // a failing store shows in the commits and reads that matter; this look tries again later
+        }
+        guard let inStore, inStore > known else { return 0 }
+        let snapshot: Snapshot
+        do {
+            snapshot = try await pool.write { db in try Snapshot.read(db, order: self.nextTransactionOrder()) }
+        } catch {
+            return 0
+        }
+        apply(snapshot)
+        let (found, overflow) = snapshot.stored.nextSeq.subtractingReportingOverflow(known)
+        let count = overflow ? 0 : Int(clamping: found)
+        guard count > 0 else { return 0 }
+        notify(.committed(count: count, depth: depth))
+        return count
+    }
+}
