@@ -132,6 +132,7 @@ struct AgentCommand: AsyncParsableCommand {
             tracker: engine.tracker, queue: queue, maxQueuedEvents: queueConfiguration.maxQueuedEvents,
             maxQueuedBytes: queueConfiguration.maxQueuedBytes, commitTimeout: Self.commitTimeout, logger: agentLogger)
         var ingest = CollectorConfiguration(host: host, port: port, writeKeys: Set(writeKeys))
+        ingest.limits.maxConnections = DescriptorLimit.connectionCap(ingest.limits.maxConnections, logger: agentLogger)
         ingest.servesFaultAdmin = false
         if writeKeys.isEmpty && !Self.isLoopback(host) {
             agentLogger.warning(

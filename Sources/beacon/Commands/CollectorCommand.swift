@@ -202,7 +202,7 @@ struct CollectorCommand: AsyncParsableCommand {
                 maxEventBytes: maxEventBytes, maxRequestBytes: maxRequestBytes, maxEventsPerBatch: maxEvents,
                 idleTimeout: Duration(checkedSeconds: idleTimeout) ?? CollectorLimits.defaultIdleTimeout,
                 bodyReadTimeout: Duration(checkedSeconds: bodyTimeout) ?? CollectorLimits.defaultBodyReadTimeout,
-                maxConnections: maxConnections),
+                maxConnections: DescriptorLimit.connectionCap(maxConnections, logger: logger)),
             faultPlan: faultPlan, seed: seed)
         configuration.configFeedPath = config
         if let storeAddress {

@@ -66,9 +66,21 @@ public struct ControlClient: Sendable {
         var line = line
         if line.last != UInt8(ascii: "\n") { line.append(UInt8(ascii: "\n")) }
         let connection: NIOAsyncChannel<ControlLine, ByteBuffer>
+        // A socket path longer than `sun_path` holds is reached through its directory.
+        let name: ControlSocket.ReachableName
+        switch ControlSocket.ReachableName.of(socketPath) {
+        case .success(let reachable): name = reachable
+        case .failure(let error):
+            var info = stat()
+            if lstat(socketPath, &info) != 0 && errno == ENOENT {
+                throw ControlClientError(kind: .noEngine, message: "no engine serves \(store) (no control socket at \(socketPath))")
+            }
+            throw ControlClientError(kind: .connection, message: "cannot reach the control socket at \(socketPath): \(error.reason)")
+        }
+        defer { name.close() }
         do {
             connection = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(unixDomainSocketPath: socketPath) { channel in
+                .connect(unixDomainSocketPath: name.path) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         // Responses carry status JSON: allow more than a request may.
                         try channel.pipeline.syncOperations.addHandler(

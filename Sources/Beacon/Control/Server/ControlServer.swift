@@ -26,11 +26,15 @@ import Glibc
 /// let group = ServiceGroup(services: [engine, control], gracefulShutdownSignals: [.sigterm], logger: logger)
 /// ```
 ///
-/// At most ``maxConnections`` connections are served at once; one more is answered with a
-/// refusal and closed.
+/// At most ``maxConnections`` connections are served at once. One more closes the
+/// connection idle the longest to make room; when none is idle (all are answering or
+/// watching), it is answered with a refusal and closed. A connection that sends no
+/// request for ``idleTimeout`` is closed (a watching one is not: it is written to).
 public final class ControlServer: Service, Sendable {
     /// Connections served at once at most.
     public static let maxConnections = 32
+    /// How long a connection may wait between requests before it is closed.
+    public static let idleTimeout: Duration = .seconds(10)
 
     /// What a server does with an accepted command.
     public typealias Handler = @Sendable (ControlCommand) async -> Result<JSONValue, ControlRefusal>
@@ -49,7 +53,7 @@ public final class ControlServer: Service, Sendable {
     private let logger: Logger
     private let counted = Mutex(Counts())
     private let acceptTask = Mutex<Task<Void, Never>?>(nil)
-    private let openConnections = Mutex(0)
+    private let connections = Mutex(ControlConnectionTable<any Channel, ContinuousClock.Instant>(capacity: ControlServer.maxConnections))
 
     private init(path: String, inode: UInt64, engineUID: UInt32, handler: @escaping Handler, logger: Logger) {
         self.path = path
@@ -84,6 +88,9 @@ public final class ControlServer: Service, Sendable {
             channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .bind(fd) { child in
                     child.eventLoop.makeCompletedFuture {
+                        try child.pipeline.syncOperations.addHandler(
+                            IdleStateHandler(readTimeout: TimeAmount(ControlServer.idleTimeout)), name: ControlIdleCloser.idleHandlerName)
+                        try child.pipeline.syncOperations.addHandler(ControlIdleCloser())
                         try child.pipeline.syncOperations.addHandler(
                             ByteToMessageHandler(ControlLineDecoder(maxBytes: ControlProtocol.maxLineBytes)))
                         return try NIOAsyncChannel<ControlLine, ByteBuffer>(wrappingChannelSynchronously: child)
@@ -137,12 +144,8 @@ public final class ControlServer: Service, Sendable {
     }
 
     private func serve(_ connection: NIOAsyncChannel<ControlLine, ByteBuffer>) async {
-        let admitted = openConnections.withLock { open in
-            guard open < Self.maxConnections else { return false }
-            open += 1
-            return true
-        }
-        guard admitted else {
+        let admission = connections.withLock { $0.admit(connection.channel, now: .now) }
+        guard case .admitted(let id, let evicted) = admission else {
             let response = ControlResponse(id: nil, refusal: "too many control connections (\(Self.maxConnections)); try again")
             record(response, command: "(connection)", peer: await Self.peer(of: connection.channel))
             try? await connection.executeThenClose { _, responses in  // the peer may be gone already: nothing to tell
@@ -150,7 +153,12 @@ public final class ControlServer: Service, Sendable {
             }
             return
         }
-        defer { openConnections.withLock { $0 -= 1 } }
+        if let evicted {
+            logger.notice("closed the control connection idle the longest to let a new one in", metadata: ["limit": "\(Self.maxConnections)"])
+            evicted.close(promise: nil)
+        }
+        defer { connections.withLock { $0.remove(id) } }
+        let closer = try? await connection.channel.pipeline.handler(type: ControlIdleCloser.self).get()
         let peer = await Self.peer(of: connection.channel)
         do {
             try await connection.executeThenClose { lines, responses in
@@ -164,9 +172,16 @@ public final class ControlServer: Service, Sendable {
                         return
                     case .line(let bytes):
                         if bytes.isEmpty { continue }
+                        connections.withLock { $0.begin(id) }
+                        closer?.isBusy = true
                         let (response, command) = await respond(to: bytes, from: peer)
                         try await responses.write(ByteBuffer(bytes: response.line))
+                        closer?.isBusy = false
+                        connections.withLock { $0.end(id, now: .now) }
                         if case .watch(let interval)? = command {
+                            connections.withLock { $0.watch(id) }
+                            // Written to from now on: the idle timeout does not apply.
+                            try? await connection.channel.pipeline.removeHandler(name: ControlIdleCloser.idleHandlerName).get()
                             // The connection is the stream's now: a snapshot every interval until
                             // the peer closes it (the write fails) or the server closes (cancelled).
                             while true {

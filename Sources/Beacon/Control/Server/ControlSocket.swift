@@ -22,7 +22,13 @@ enum ControlSocket {
             return errno == ENOENT ? .nothing : .unusable("cannot look at it: \(String(cString: strerror(errno)))")
         }
         guard info.st_mode & S_IFMT == S_IFSOCK else { return .unusable("it exists and is not a socket; move it away") }
-        guard var address = address(path) else { return .unusable("the path is longer than a Unix socket allows (107 bytes)") }
+        let name: ReachableName
+        switch ReachableName.of(path) {
+        case .success(let reachable): name = reachable
+        case .failure(let error): return .unusable(error.reason)
+        }
+        defer { name.close() }
+        guard var address = address(name.path) else { return .unusable("the path is longer than a Unix socket allows (107 bytes)") }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .unusable("cannot make a socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -42,7 +48,13 @@ enum ControlSocket {
     /// Linux copies to the file, so there is no moment when others may connect), and the
     /// inode of the file it made.
     static func bindPrivate(_ path: String) -> Result<(fd: CInt, inode: UInt64), ControlServerError> {
-        guard var address = address(path) else {
+        let name: ReachableName
+        switch ReachableName.of(path) {
+        case .success(let reachable): name = reachable
+        case .failure(let error): return .failure(error)
+        }
+        defer { name.close() }
+        guard var address = address(name.path) else {
             return .failure(ControlServerError(path: path, reason: "the path is longer than a Unix socket allows (107 bytes)"))
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -80,6 +92,47 @@ enum ControlSocket {
         var info = stat()
         guard lstat(path, &info) == 0, UInt64(info.st_ino) == inode else { return }
         unlink(path)
+    }
+
+    /// The longest socket path used as it is: 103 bytes, what SwiftNIO's client accepts
+    /// (the kernel's `sun_path` holds 107 and the NUL). Longer ones go through their directory.
+    static let maxPathBytes = 103
+
+    /// A name for the socket at `path` that fits `sun_path`: the path itself when it fits,
+    /// else `/proc/self/fd/N/NAME`, through its directory opened as descriptor `N`, which
+    /// stays open until ``close()``. So a store whose path is longer than a socket path
+    /// may be still has a control channel, and `ctl`, `dead` and `monitor` reach it.
+    struct ReachableName {
+        /// What to bind or connect to.
+        let path: String
+        private let directory: CInt?
+
+        /// `path`, or how to reach it, or why it cannot be reached.
+        static func of(_ path: String) -> Result<ReachableName, ControlServerError> {
+            if path.utf8.count <= maxPathBytes { return .success(ReachableName(path: path, directory: nil)) }
+            let bytes = Array(path.utf8)
+            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else {
+                return .failure(ControlServerError(path: path, reason: "the socket's name is longer than a Unix socket allows (\(maxPathBytes) bytes)"))
+            }
+            let directoryPath = slash == 0 ? "/" : String(decoding: bytes[..<slash], as: UTF8.self)
+            let name = String(decoding: bytes[(slash + 1)...], as: UTF8.self)
+            let descriptor = open(directoryPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                return .failure(ControlServerError(path: path, reason: "cannot open its directory: \(String(cString: strerror(errno)))"))
+            }
+            let short = "/proc/self/fd/\(descriptor)/\(name)"
+            guard short.utf8.count <= maxPathBytes else {
+                Glibc.close(descriptor)
+                return .failure(ControlServerError(
+                    path: path, reason: "the socket's file name is longer than a Unix socket allows (\(maxPathBytes) bytes with its directory's descriptor); use a shorter store file name"))
+            }
+            return .success(ReachableName(path: short, directory: descriptor))
+        }
+
+        /// Closes the directory, once bound or connected.
+        func close() {
+            if let directory { Glibc.close(directory) }
+        }
     }
 
     static func address(_ path: String) -> sockaddr_un? {
