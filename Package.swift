@@ -31,7 +31,9 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .systemLibrary(name: "CLibdeflate", providers: [.apt(["libdeflate-dev"])]),
+        // pkgConfig: a machine without libdeflate-dev gets SwiftPM's `apt-get install libdeflate-dev` hint
+        // instead of "'libdeflate.h' file not found" (its .pc file gives plain -ldeflate).
+        .systemLibrary(name: "CLibdeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"])]),
 
         .target(name: "BeaconWire"),
