@@ -93,6 +93,16 @@ public struct WireEvent: Sendable, Hashable {
         }
         var timestamp: Timestamp?
         for key in ["timestamp", "originalTimestamp", "sentAt"] {
+            if case .int(let milliseconds)? = object[key] {
+                // Whole milliseconds since 1970, as some Segment clients send (FindHotel's):
+                // the collector takes the same range.
+                guard (0...253_402_300_799_999).contains(milliseconds) else {
+                    throw .wrongType(field: key, expected: "an ISO-8601 date-time or milliseconds since 1970 up to 9999", found: "\(milliseconds)")
+                }
+                guard key != "sentAt", timestamp == nil else { continue }
+                timestamp = Timestamp(millisecondsSince1970: Int64(milliseconds))  // checked: an Int in 0...253_402_300_799_999
+                continue
+            }
             guard let text = try Self.optionalString(object, key) else { continue }
             guard let time = Timestamp(iso8601: text) else {
                 throw .wrongType(field: key, expected: "an ISO-8601 date-time", found: "\"\(text)\"")

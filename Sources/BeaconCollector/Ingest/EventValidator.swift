@@ -22,6 +22,17 @@ enum EventValidator {
         }
     }
 
+    /// Whether `digits` is a whole number of milliseconds since 1970, at most the end of
+    /// the year 9999 (15 digits, no sign, fraction or exponent).
+    static func isEpochMilliseconds(_ digits: some Collection<UInt8>) -> Bool {
+        guard (1...15).contains(digits.count), digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return false
+        }
+        var value: Int64 = 0
+        for digit in digits { value = value * 10 + Int64(digit - UInt8(ascii: "0")) }  // 15 digits: no overflow
+        return value <= 253_402_300_799_999
+    }
+
     /// The verdict on the event `item` at `index`, whose text `text` holds.
     ///
     /// - Parameters:
@@ -54,9 +65,11 @@ enum EventValidator {
         func notObject(_ name: StaticString, _ kind: JSONKind) -> Verdict {
             reject("wrong_type", "Event \(index): \(name) is a \(kind.name); send it as an object.")
         }
-        /// True when the field is absent, null, or a string `Timestamp(iso8601:)` accepts.
+        /// True when the field is absent, null, a string `Timestamp(iso8601:)` accepts, or
+        /// whole milliseconds since 1970 up to the year 9999 (FindHotel's client sends those).
         func isTime(_ field: FieldValue?) -> Bool {
             guard let field, field.kind != .null else { return true }
+            if field.kind == .number { return isEpochMilliseconds(text.bytes(field)) }
             return field.kind == .string && Timestamp(iso8601: text.bytes(field)) != nil
         }
         func notTime(_ name: StaticString) -> Verdict {
@@ -81,9 +94,6 @@ enum EventValidator {
                 "event_too_large",
                 "Event \(index) is \(item.range.count) bytes, more than the limit of \(maxEventBytes); trim its properties.")
         }
-        if let problem = item.textProblem {
-            return reject(EventTextRule.rejectionCode, "Event \(index) \(EventTextRule.explanation(problem)).")
-        }
         guard let messageIdField = fields.messageId, messageIdField.kind != .null else {
             return reject("missing_message_id", "Event \(index) has no messageId; give every event a unique messageId.")
         }
@@ -107,6 +117,10 @@ enum EventValidator {
             return reject(
                 "invalid_message_id",
                 "Event \(index): messageId contains a control character (U+0000 to U+001F); use printable text such as a UUID.")
+        }
+        // After the messageId's own checks, which name a NUL in it more precisely.
+        if let problem = item.textProblem {
+            return reject(EventTextRule.rejectionCode, "Event \(index) \(EventTextRule.explanation(problem)).")
         }
         var type = defaultType
         if let typeField = fields.type, typeField.kind != .null {

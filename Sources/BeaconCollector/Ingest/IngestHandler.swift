@@ -1,4 +1,5 @@
 import BeaconWire
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -31,6 +32,9 @@ enum Reply: Sendable {
 struct IngestHandler: Sendable {
     let core: CollectorCore
 
+    /// `X-API-Key`: the write key when there is no `Authorization` header.
+    static let apiKeyField = HTTPField.Name("X-API-Key")!
+
     func handle(
         _ request: Request, context: CollectorRequestContext, route: CollectorRoute, outcome: inout RequestOutcome
     ) async throws(CollectorError) -> Reply {
@@ -42,7 +46,8 @@ struct IngestHandler: Sendable {
                 // Cancelled while waiting (shutdown): answer at once rather than hold the connection.
             }
         }
-        let header = try AuthorizationHeader.parse(request.headers[.authorization])
+        let header = try AuthorizationHeader.parse(
+            authorization: request.headers[.authorization], apiKey: request.headers[Self.apiKeyField])
         try core.authenticator.precheck(header: header)
         let encoding = try ContentEncoding.parse(request.headers[.contentEncoding])
         let limit = core.limits.maxRequestBytes

@@ -1,6 +1,6 @@
 /// The collector's routes, by path.
 enum CollectorRoute: Sendable, Hashable {
-    /// `POST /v1/batch` and its alias `POST /v1/b`.
+    /// `POST /v1/batch` and its aliases `POST /v1/b` and `POST /sdk/batch` (June's client).
     case batch
     /// `POST /v1/track`, `/v1/identify`, `/v1/page`, `/v1/screen`, `/v1/group`, `/v1/alias`:
     /// one event object, whose type defaults to the path's.
@@ -18,7 +18,7 @@ enum CollectorRoute: Sendable, Hashable {
 
     /// Every path the collector serves.
     static let known: Set<String> = [
-        "/v1/batch", "/v1/b", "/v1/track", "/v1/identify", "/v1/page", "/v1/screen", "/v1/group", "/v1/alias",
+        "/v1/batch", "/v1/b", "/sdk/batch", "/v1/track", "/v1/identify", "/v1/page", "/v1/screen", "/v1/group", "/v1/alias",
         "/health", "/v1/stats", "/metrics", "/admin/faults", "/v1/config",
     ]
 
@@ -27,7 +27,7 @@ enum CollectorRoute: Sendable, Hashable {
         var path = path
         if path.count > 1, path.hasSuffix("/") { path.removeLast() }
         switch path {
-        case "/v1/batch", "/v1/b": self = .batch
+        case "/v1/batch", "/v1/b", "/sdk/batch": self = .batch
         case "/v1/track": self = .single(defaultType: .track)
         case "/v1/identify": self = .single(defaultType: .identify)
         case "/v1/page": self = .single(defaultType: .page)

@@ -38,6 +38,16 @@ enum AuthorizationHeader: Sendable, Hashable {
         }
     }
 
+    /// The header, or when there is none, an `X-API-Key` header taken as the write key
+    /// (FindHotel's fork of analytics-python sends the key only there).
+    static func parse(authorization: String?, apiKey: String?) throws(CollectorError) -> AuthorizationHeader {
+        let header = try parse(authorization)
+        if case .none = header, let apiKey, !apiKey.trimmingCharacters(in: .whitespaces).isEmpty {
+            return .basic(writeKey: apiKey.trimmingCharacters(in: .whitespaces))
+        }
+        return header
+    }
+
     private static func clip(_ text: String) -> String {
         text.count > 40 ? String(text.prefix(40)) + "…" : text
     }

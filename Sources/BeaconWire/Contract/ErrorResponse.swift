@@ -1,7 +1,7 @@
 /// The JSON body of a collector's refusal, the other half of the wire contract:
 ///
 /// ```json
-/// {"error":"invalid_events","message":"2 of 3 events are invalid; nothing was stored. …",
+/// {"error":"invalid_events","code":"invalid_events","message":"2 of 3 events are invalid; nothing was stored. …",
 ///  "rejected":[{"index":0,"messageId":"m1","code":"event_too_large","reason":"…"}],
 ///  "rejectedCount":2}
 /// ```
@@ -38,6 +38,10 @@ public struct ErrorResponse: Sendable, Hashable {
         var writer = JSONWriter(capacity: 96 + (message?.utf8.count ?? 0) + (listed?.count ?? 0) * 160)
         writer.writeRaw(#"{"error":"#.utf8)
         if let error { writer.write(error) } else { writer.writeRaw("null".utf8) }
+        // Segment's Python client and its forks read `code`: without it every refusal
+        // raised a KeyError there, and a permanent 4xx was retried like a network error.
+        writer.writeRaw(#","code":"#.utf8)
+        if let error { writer.write(error) } else { writer.writeRaw("null".utf8) }
         writer.writeRaw(#","message":"#.utf8)
         if let message { writer.write(message) } else { writer.writeRaw("null".utf8) }
         if let listed {
@@ -67,7 +71,7 @@ public struct ErrorResponse: Sendable, Hashable {
             return items.compactMap(EventRejection.init(json:))
         }
         self.init(
-            error: object["error"]?.stringValue, message: object["message"]?.stringValue, rejected: rejected,
+            error: object["error"]?.stringValue ?? object["code"]?.stringValue, message: object["message"]?.stringValue, rejected: rejected,
             rejectedCount: object["rejectedCount"]?.intValue)
     }
 }
