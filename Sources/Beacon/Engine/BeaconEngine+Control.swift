@@ -57,8 +57,13 @@ extension BeaconEngine {
             return .success(["batchSize": .int(size)])
         case .pause(let name):
             do {
-                let names = try await pause(destination: name)
-                return .success(["paused": .array(names.map { .string($0) })])
+                let (names, unrecorded) = try await pauseRecording(destination: name)
+                var answer: [String: JSONValue] = ["paused": .array(names.map { .string($0) }), "recorded": .bool(unrecorded.isEmpty)]
+                if let (first, error) = unrecorded.min(by: { $0.key < $1.key }) {
+                    answer["warning"] = .string(
+                        "the store could not record the pause of \(first) (\(error)): it holds until this engine stops, not across a restart")
+                }
+                return .success(.object(answer))
             } catch {
                 return .failure(ControlRefusal(reason: error.description))
             }

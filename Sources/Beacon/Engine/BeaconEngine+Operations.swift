@@ -14,10 +14,16 @@ extension BeaconEngine {
     /// - Returns: the names paused.
     @discardableResult
     public func pause(destination name: String?) async throws(UnknownDestinationError) -> [String] {
+        try await pauseRecording(destination: name).names
+    }
+
+    /// ``pause(destination:)``, and for each destination whose pause the store could not
+    /// record (it holds until this engine stops), why.
+    func pauseRecording(destination name: String?) async throws(UnknownDestinationError) -> (names: [String], unrecorded: [String: StorageError]) {
         let chosen = try choose(name)
         for index in chosen { await batchers[index].pause() }
-        await recordPauses(chosen)
-        return chosen.map { destinations[$0].name }
+        let unrecorded = await recordPauses(chosen)
+        return (chosen.map { destinations[$0].name }, unrecorded)
     }
 
     /// Resumes one destination (by name), or every one (`nil`): lifts an operator's pause
@@ -41,13 +47,16 @@ extension BeaconEngine {
     /// holds: the batcher's state when it is written, so a pause and a resume racing each
     /// other leave the record as the batcher ends up. A store that fails is logged: the
     /// pause in memory stands either way.
-    private func recordPauses(_ indices: [Int]) async {
+    @discardableResult
+    private func recordPauses(_ indices: [Int]) async -> [String: StorageError] {
+        var unrecorded: [String: StorageError] = [:]
         for index in indices {
             let name = destinations[index].name
             let paused = await batchers[index].isPausedByOperator
             do {
                 try await queue.recordPause(paused, destination: name)
             } catch {
+                unrecorded[name] = error
                 logger.warning(
                     paused
                         ? "destination paused, but the store could not record it: it will not be paused after a restart"
@@ -55,6 +64,7 @@ extension BeaconEngine {
                     metadata: ["destination": "\(name)", "error": "\(error)"])
             }
         }
+        return unrecorded
     }
 
     /// Pauses again the destinations an operator paused before the engine last stopped

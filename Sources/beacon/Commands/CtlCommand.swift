@@ -9,7 +9,7 @@ struct CtlCommand: AsyncParsableCommand {
         commandName: "ctl",
         abstract: "Command the running engine that serves a store (through its control socket).",
         discussion: """
-            Verbs: status [--json], flush, offline, online, policy TEXT, batch-size N \
+            Verbs: status, flush, offline, online, policy TEXT, batch-size N \
             (1...10000), pause [DEST], resume [DEST]. pause stops sending to one destination \
             (every one without DEST); its events stay queued. resume lifts that pause (and a \
             pause for refused credentials) and drains what waited. The engine serving FILE \
@@ -47,8 +47,9 @@ struct CtlCommand: AsyncParsableCommand {
     var count: Int?
 
     @Flag(help: """
-        With status: print JSON (policy, batchSize, offline, depth, deadLetters, destinations with name, state, paused, \
-        pausedBy, pending, oldestPendingAge in seconds, lastSuccessAt, stalled; commands).
+        Print the engine's answer as JSON. With status: policy, batchSize, offline, depth, deadLetters, destinations \
+        with name, state, paused, pausedBy, pending, oldestPendingAge in seconds, lastSuccessAt, stalled; commands. \
+        With pause: paused, recorded (false when the store could not record the pause) and a warning. watch always prints JSON.
         """)
     var json = false
 
@@ -59,7 +60,6 @@ struct CtlCommand: AsyncParsableCommand {
         if known.takes == .required && argument == nil { throw ValidationError("'\(verb)' needs an argument") }
         if known.takes == .nothing, let argument { throw ValidationError("'\(verb)' takes no argument, not '\(argument)'") }
         guard (1...600_000).contains(timeoutMs) else { throw ValidationError("--timeout-ms must be 1...600000, not \(timeoutMs)") }
-        if json && verb != "status" { throw ValidationError("--json goes with status only (watch always prints JSON)") }
         guard ControlProtocol.watchIntervals.contains(intervalMs) else {
             throw ValidationError("--interval-ms must be 100...60000, not \(intervalMs)")
         }
@@ -107,6 +107,10 @@ struct CtlCommand: AsyncParsableCommand {
                 let list = names.compactMap(\.stringValue).joined(separator: ", ")
                 let offline = verb == "resume" && result["offline"] == .bool(true) ? " (the engine is offline: sending waits for 'online')" : ""
                 Output.line("\(verb == "pause" ? "paused" : "resumed"): \(list)\(offline)")
+                if let warning = result["warning"]?.stringValue {
+                    // The pause holds, but not across a restart: say so where the operator looks.
+                    Output.error("warning: " + ControlProtocol.printable(warning))
+                }
             } else {
                 Output.line("\(verb): applied")
             }
