@@ -67,7 +67,7 @@ struct BeaconCommand: AsyncParsableCommand {
     }
 
     private static func exitAfterHelp(text: String) -> Never {
-        if !text.isEmpty { Output.line(text.hasSuffix("\n") ? String(text.dropLast()) : text) }
+        if !text.isEmpty { Output.raw(text.hasSuffix("\n") ? String(text.dropLast()) : text) }
         Glibc.exit(0)
     }
 }

@@ -100,7 +100,7 @@ struct CtlCommand: AsyncParsableCommand {
             throw CLIError.runtime("the engine refused '\(verb)': \(refusal.reason)")
         case .success(let result):
             if json {
-                Output.line(result.jsonString)
+                Output.json(result.jsonString)
             } else if verb == "status" {
                 Self.printStatus(result)
             } else if case .array(let names)? = result[verb == "pause" ? "paused" : "resumed"] {
@@ -126,7 +126,7 @@ struct CtlCommand: AsyncParsableCommand {
                     refusal = reason.reason
                     return false
                 case .success(let result):
-                    Output.line(result.jsonString)
+                    Output.json(result.jsonString)
                     printed += 1
                     return printed < (limit ?? Int.max)
                 }

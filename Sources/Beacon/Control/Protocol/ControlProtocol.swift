@@ -77,22 +77,9 @@ public enum ControlProtocol {
         if name.isEmpty { return "a destination's name cannot be empty" }
         if name.utf8.count > 200 { return "a destination's name has at most 200 bytes, not \(name.utf8.count)" }
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return "destination \"\(printable(name))\" holds control characters; no destination is named so"
+            return "destination \"\(PrintableText.line(name))\" holds control characters; no destination is named so"
         }
         return nil
-    }
-
-    /// `text` with control characters written as `\u{…}`: safe to show in one line.
-    public static func printable(_ text: String) -> String {
-        var shown = ""
-        for scalar in text.unicodeScalars {
-            if scalar.properties.generalCategory == .control {
-                shown += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                shown.unicodeScalars.append(scalar)
-            }
-        }
-        return shown
     }
 
     /// Where the engine writing `store` serves its channel: `store` + `.control`.
