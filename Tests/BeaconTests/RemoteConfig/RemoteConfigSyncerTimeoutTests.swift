@@ -25,7 +25,7 @@ struct RemoteConfigSyncerTimeoutTests {
         let status = await syncer.syncNow()
         let elapsed = ContinuousClock.now - started
 
-        #expect(elapsed < .seconds(2) + .seconds(1), "the poll ended at the 2 s timeout, not after the \(body.count) s trickle: \(elapsed)")
+        #expect(elapsed < .seconds(2) + .seconds(3), "the poll ended at the 2 s timeout, not after the \(body.count) s trickle: \(elapsed)")
         #expect(status.lastError?.contains("timed out") == true, "\(status.lastError ?? "no error")")
         #expect(status.version == nil)
         #expect(settings.current.batchSize == batchSize, "nothing applied")
@@ -38,6 +38,6 @@ struct RemoteConfigSyncerTimeoutTests {
         let fetcher = SyncHTTPFetcher(url: try #require(URL(string: server.url + "/v1/config")), timeout: .seconds(1))
         let started = ContinuousClock.now
         await #expect(throws: SyncError.self) { try await fetcher.fetch(since: nil) }
-        #expect(ContinuousClock.now - started < .seconds(1) + .seconds(1))
+        #expect(ContinuousClock.now - started < .seconds(1) + .seconds(3), "cut at the 1 s timeout, not after the 30 s trickle")
     }
 }
