@@ -45,6 +45,11 @@ struct BeaconCommand: AsyncParsableCommand {
                 var syncCommand = command
                 try syncCommand.run()
             }
+            // A command whose output was lost (stdout on a full disk) did not succeed.
+            if let failure = Output.failure {
+                Output.error("beacon: cannot write to standard output: \(failure)")
+                Glibc.exit(1)
+            }
             Glibc.exit(0)
         } catch let error as CLIError {
             Output.error("beacon: \(error.message)")
@@ -67,7 +72,7 @@ struct BeaconCommand: AsyncParsableCommand {
     }
 
     private static func exitAfterHelp(text: String) -> Never {
-        if !text.isEmpty { Output.line(text.hasSuffix("\n") ? String(text.dropLast()) : text) }
+        if !text.isEmpty { Output.raw(text.hasSuffix("\n") ? String(text.dropLast()) : text) }
         Glibc.exit(0)
     }
 }

@@ -1,3 +1,5 @@
+import BeaconWire
+
 /// A command named a destination the engine does not have.
 public struct UnknownDestinationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The name asked for.
@@ -12,6 +14,6 @@ public struct UnknownDestinationError: Error, Sendable, Hashable, CustomStringCo
 
     public var description: String {
         let shown = name.count > 60 ? String(name.prefix(60)) + "…" : name
-        return "no destination named \"\(ControlProtocol.printable(shown))\"; this engine has: \(known.joined(separator: ", "))"
+        return "no destination named \"\(PrintableText.line(shown))\"; this engine has: \(known.joined(separator: ", "))"
     }
 }

@@ -1,3 +1,4 @@
+import BeaconWire
 import Foundation
 
 /// Fetches a sync feed over HTTP: `GET URL?since=TOKEN` (no `since` on the first poll).
@@ -37,7 +38,8 @@ public struct SyncHTTPFetcher: Sendable {
             throw .fetch(reason: "\(address): \(failure.reason)")
         case .response(let status, _, let body, let complete):
             guard status == 200 else {
-                let excerpt = String(decoding: body.prefix(200), as: UTF8.self)
+                // The server's words, escape sequences shown rather than obeyed.
+                let excerpt = PrintableText.line(String(decoding: body.prefix(200), as: UTF8.self))
                 throw .fetch(reason: "\(address) answered HTTP \(status): \(excerpt)")
             }
             guard complete else {

@@ -103,7 +103,7 @@ struct BenchCommand: AsyncParsableCommand {
                 "events": .int(stored), "peakResidentBytes": .int(ProcessMemory.peakResidentBytes ?? -1),
                 "residentBytes": .int(ProcessMemory.residentBytes ?? -1),
             ]
-            Output.line(report.jsonString)
+            Output.json(report.jsonString)
             return
         }
         for benchmark in benchmarks where name == "all" || name == benchmark.name {
@@ -117,9 +117,9 @@ struct BenchCommand: AsyncParsableCommand {
         let load = LoadAverage.oneMinute
         for figure in figures {
             if json {
-                Output.line(figure.json(cores: cores, loadAverage: load).jsonString)
+                Output.json(figure.json(cores: cores, loadAverage: load).jsonString)
             } else {
-                Output.line(figure.text)
+                Output.raw(figure.text)  // several lines of its own making
             }
         }
         if !json { Output.line("  (\(cores) cores, load average \(load.map { String(round2($0)) } ?? "?") over the last minute)") }

@@ -100,7 +100,7 @@ struct CtlCommand: AsyncParsableCommand {
             throw CLIError.runtime("the engine refused '\(verb)': \(refusal.reason)")
         case .success(let result):
             if json {
-                Output.line(result.jsonString)
+                Output.json(result.jsonString)
             } else if verb == "status" {
                 Self.printStatus(result)
             } else if case .array(let names)? = result[verb == "pause" ? "paused" : "resumed"] {
@@ -109,7 +109,7 @@ struct CtlCommand: AsyncParsableCommand {
                 Output.line("\(verb == "pause" ? "paused" : "resumed"): \(list)\(offline)")
                 if let warning = result["warning"]?.stringValue {
                     // The pause holds, but not across a restart: say so where the operator looks.
-                    Output.error("warning: " + ControlProtocol.printable(warning))
+                    Output.error("warning: " + warning)
                 }
             } else {
                 Output.line("\(verb): applied")
@@ -130,7 +130,7 @@ struct CtlCommand: AsyncParsableCommand {
                     refusal = reason.reason
                     return false
                 case .success(let result):
-                    Output.line(result.jsonString)
+                    Output.json(result.jsonString)
                     printed += 1
                     return printed < (limit ?? Int.max)
                 }

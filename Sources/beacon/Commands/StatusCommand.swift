@@ -28,7 +28,7 @@ struct StatusCommand: AsyncParsableCommand {
             throw error.cli(path: db)
         }
         if json {
-            Output.line(Self.json(status).jsonString)
+            Output.json(Self.json(status).jsonString)
             return
         }
         Output.line("store        \(status.path)")

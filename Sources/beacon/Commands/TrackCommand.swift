@@ -202,7 +202,7 @@ struct IDPrinter {
             text += receipt.messageId
             text += "\n"
         }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        if !text.isEmpty { Output.raw(String(text.dropLast())) }  // ids this command made: nothing to escape
         pending.removeAll(keepingCapacity: true)
         return result != .timedOut
     }

@@ -27,15 +27,3 @@ extension StorageError {
         }
     }
 }
-
-enum Output {
-    /// Writes a line to stdout and flushes it at once (scripts read stdout as it comes).
-    static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
-    }
-
-    /// Writes a line to stderr.
-    static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
-    }
-}

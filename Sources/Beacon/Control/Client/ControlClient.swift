@@ -16,11 +16,15 @@ public struct ControlClient: Sendable {
     public let store: String
     /// The control socket's path.
     public let socketPath: String
+    /// The longest response line read; a longer one is an error that says so.
+    public let maxResponseBytes: Int
 
-    /// A client for the engine writing `store`, at ``ControlProtocol/socketPath(forStore:)``.
-    public init(store: String) {
+    /// A client for the engine writing `store`, at ``ControlProtocol/socketPath(forStore:)``,
+    /// reading responses of at most `maxResponseBytes` (tests lower it).
+    public init(store: String, maxResponseBytes: Int = ControlProtocol.maxResponseBytes) {
         self.store = store
         self.socketPath = ControlProtocol.socketPath(forStore: store)
+        self.maxResponseBytes = maxResponseBytes
     }
 
     /// Sends one command and waits for its response.
@@ -78,13 +82,13 @@ public struct ControlClient: Sendable {
             throw ControlClientError(kind: .connection, message: "cannot reach the control socket at \(socketPath): \(error.reason)")
         }
         defer { name.close() }
+        let limit = maxResponseBytes
         do {
             connection = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(unixDomainSocketPath: name.path) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        // Responses carry status JSON: allow more than a request may.
-                        try channel.pipeline.syncOperations.addHandler(
-                            ByteToMessageHandler(ControlLineDecoder(maxBytes: 16 * ControlProtocol.maxLineBytes)))
+                        // Responses carry dead letters whole: allow far more than a request may.
+                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(ControlLineDecoder(maxBytes: limit)))
                         return try NIOAsyncChannel<ControlLine, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
@@ -96,7 +100,12 @@ public struct ControlClient: Sendable {
             try await connection.executeThenClose { responses, requests in
                 try await requests.write(ByteBuffer(bytes: sent))
                 for try await frame in responses {
-                    guard case .line(let bytes) = frame, !bytes.isEmpty else { continue }
+                    guard case .line(let bytes) = frame else {
+                        throw ControlClientError(
+                            kind: .badResponse,
+                            message: "the engine at \(socketPath) answered with a line longer than \(limit) bytes, the most this client reads; ask for less (a smaller limit)")
+                    }
+                    guard !bytes.isEmpty else { continue }
                     guard let response = ControlProtocol.decodeResponse(bytes) else {
                         throw ControlClientError(kind: .badResponse, message: "the engine at \(socketPath) answered something that is not a response")
                     }

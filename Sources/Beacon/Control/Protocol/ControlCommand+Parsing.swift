@@ -73,7 +73,7 @@ extension ControlCommand {
             return .success(.watch(intervalMilliseconds: interval))
         default:
             let shown = name.count > 40 ? String(name.prefix(40)) + "…" : name
-            return .failure(ControlRefusal(reason: "unknown command \"\(ControlProtocol.printable(shown))\"; known: \(known.joined(separator: ", "))"))
+            return .failure(ControlRefusal(reason: "unknown command \"\(PrintableText.line(shown))\"; known: \(known.joined(separator: ", "))"))
         }
     }
 

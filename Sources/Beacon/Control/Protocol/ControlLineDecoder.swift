@@ -15,12 +15,17 @@ struct ControlLineDecoder: ByteToMessageDecoder {
     let maxBytes: Int
     /// Inside a line that went past the limit: drop bytes until its newline.
     private var discarding = false
+    /// Readable bytes already searched for a newline: a long line arriving in many reads
+    /// is searched once, not once per read.
+    private var searched = 0
 
     init(maxBytes: Int) { self.maxBytes = maxBytes }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         let view = buffer.readableBytesView
-        if let newline = view.firstIndex(of: UInt8(ascii: "\n")) {
+        let start = view.index(view.startIndex, offsetBy: min(searched, view.count))
+        if let newline = view[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            searched = 0
             let length = view.distance(from: view.startIndex, to: newline)
             if discarding || length > maxBytes {
                 buffer.moveReaderIndex(forwardBy: length + 1)
@@ -34,10 +39,12 @@ struct ControlLineDecoder: ByteToMessageDecoder {
             context.fireChannelRead(wrapInboundOut(.line(line)))
             return .continue
         }
+        searched = view.count
         if buffer.readableBytes > maxBytes {
             if !discarding { context.fireChannelRead(wrapInboundOut(.tooLong)) }
             discarding = true
             buffer.moveReaderIndex(to: buffer.writerIndex)
+            searched = 0
         }
         return .needMoreData
     }

@@ -32,12 +32,18 @@ import Foundation
 /// changing the older commands: a client that knows only those is served as before. A
 /// line that is not a request (malformed JSON, longer than ``maxLineBytes``, another
 /// version) gets a refusal with `"id":null` when no id could be read; a line too long also
-/// ends the connection.
+/// ends the connection. An answer longer than ``maxResponseBytes`` is refused instead,
+/// with a reason naming its size and the limit.
 public enum ControlProtocol {
     /// The version this engine speaks (`"v"` in every line).
     public static let version = 1
     /// The longest request line accepted, newline excluded.
     public static let maxLineBytes = 64 * 1024
+    /// The longest response line, newline excluded: room for the largest answer a command
+    /// can give (a `dead-list` of 1,000 letters with 32 KB names is about 33 MB). The
+    /// engine refuses to send a longer one, with a reason naming this limit; a client
+    /// reads no more than this and reports a longer line as such.
+    public static let maxResponseBytes = 64 * 1024 * 1024
     /// Batch sizes a `batch-size` command may set (the dashboard's range).
     public static let batchSizes = 1...10_000
     /// Deepest nesting of arrays and objects accepted in a request.
@@ -50,8 +56,8 @@ public enum ControlProtocol {
     public static let deadLetterPage = 1...1_000
     /// Ids one `dead-retry` or `dead-purge` may name.
     public static let maxIDs = 10_000
-    /// Payload bytes a `dead-export` page holds at most (past its first letter): the
-    /// answer stays well under the client's line limit.
+    /// Bytes of letters (payload, name, reason and the rest) a `dead-export` page holds at
+    /// most, past its first letter: the answer stays well under ``maxResponseBytes``.
     public static let exportPageBytes = 256 * 1024
     /// Dead-letter ids: what the store hands out.
     public static let deadLetterIDs: ClosedRange<Int64> = 1...(1 << 62)
@@ -71,22 +77,9 @@ public enum ControlProtocol {
         if name.isEmpty { return "a destination's name cannot be empty" }
         if name.utf8.count > 200 { return "a destination's name has at most 200 bytes, not \(name.utf8.count)" }
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return "destination \"\(printable(name))\" holds control characters; no destination is named so"
+            return "destination \"\(PrintableText.line(name))\" holds control characters; no destination is named so"
         }
         return nil
-    }
-
-    /// `text` with control characters written as `\u{…}`: safe to show in one line.
-    public static func printable(_ text: String) -> String {
-        var shown = ""
-        for scalar in text.unicodeScalars {
-            if scalar.properties.generalCategory == .control {
-                shown += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                shown.unicodeScalars.append(scalar)
-            }
-        }
-        return shown
     }
 
     /// Where the engine writing `store` serves its channel: `store` + `.control`.

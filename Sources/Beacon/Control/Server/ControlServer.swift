@@ -49,28 +49,32 @@ public final class ControlServer: Service, Sendable {
     public let path: String
     private let inode: UInt64
     private let engineUID: UInt32
+    private let maxResponseBytes: Int
     private let handler: Handler
     private let logger: Logger
     private let counted = Mutex(Counts())
     private let acceptTask = Mutex<Task<Void, Never>?>(nil)
     private let connections = Mutex(ControlConnectionTable<any Channel, ContinuousClock.Instant>(capacity: ControlServer.maxConnections))
 
-    private init(path: String, inode: UInt64, engineUID: UInt32, handler: @escaping Handler, logger: Logger) {
+    private init(path: String, inode: UInt64, engineUID: UInt32, maxResponseBytes: Int, handler: @escaping Handler, logger: Logger) {
         self.path = path
         self.inode = inode
         self.engineUID = engineUID
+        self.maxResponseBytes = maxResponseBytes
         self.handler = handler
         self.logger = logger
     }
 
     /// Binds `path` (replacing a stale socket file, refusing a live one) and starts
-    /// accepting connections.
+    /// accepting connections. An answer longer than `maxResponseBytes` is refused instead
+    /// of sent (tests lower it).
     ///
     /// - Parameter lock: the store's lock, held by this process. A socket file in the way
     ///   is then stale whatever a probe says (a probe between another engine's `bind` and
     ///   `listen` is refused too, so without the lock "refused" cannot mean "stale").
     public static func start(
-        path: String, lock: StoreLock? = nil, logger: Logger = Logger(label: "beacon.control"), handler: @escaping Handler
+        path: String, lock: StoreLock? = nil, logger: Logger = Logger(label: "beacon.control"),
+        maxResponseBytes: Int = ControlProtocol.maxResponseBytes, handler: @escaping Handler
     ) async throws(ControlServerError) -> ControlServer {
         switch ControlSocket.probe(path) {
         case .nothing: break
@@ -100,7 +104,8 @@ public final class ControlServer: Service, Sendable {
             ControlSocket.removeIfOurs(path, inode: inode)
             throw ControlServerError(path: path, reason: "cannot listen: \(error)")
         }
-        let server = ControlServer(path: path, inode: inode, engineUID: geteuid(), handler: handler, logger: logger)
+        let server = ControlServer(
+            path: path, inode: inode, engineUID: geteuid(), maxResponseBytes: maxResponseBytes, handler: handler, logger: logger)
         server.acceptTask.withLock { $0 = Task { await server.accept(on: channel) } }
         logger.info("serving the control channel", metadata: ["path": "\(path)"])
         return server
@@ -174,8 +179,8 @@ public final class ControlServer: Service, Sendable {
                         if bytes.isEmpty { continue }
                         connections.withLock { $0.begin(id) }
                         closer?.isBusy = true
-                        let (response, command) = await respond(to: bytes, from: peer)
-                        try await responses.write(ByteBuffer(bytes: response.line))
+                        let (response, line, command) = await respond(to: bytes, from: peer)
+                        try await responses.write(ByteBuffer(bytes: line))
                         closer?.isBusy = false
                         connections.withLock { $0.end(id, now: .now) }
                         if case .watch(let interval)? = command {
@@ -198,38 +203,50 @@ public final class ControlServer: Service, Sendable {
         }
     }
 
-    /// The answer to one request line, and the command when it was applied.
-    private func respond(to line: [UInt8], from peer: ControlPeer?) async -> (ControlResponse, ControlCommand?) {
+    /// The answer to one request line, as it goes on the wire, and the command when it
+    /// was applied.
+    private func respond(to line: [UInt8], from peer: ControlPeer?) async -> (ControlResponse, [UInt8], ControlCommand?) {
         let request: ControlRequest
         switch ControlProtocol.decodeRequest(line) {
         case .request(let decoded): request = decoded
         case .refused(let refusal):
             record(refusal, command: "(unreadable)", peer: peer)
-            return (refusal, nil)
+            return (refusal, refusal.line, nil)
         }
         guard let peer else {
             let response = ControlResponse(id: request.id, refusal: "refused: the peer's credentials could not be read")
             record(response, command: request.command.name, peer: nil)
-            return (response, nil)
+            return (response, response.line, nil)
         }
         guard peer.mayCommand(engineUID: engineUID) else {
             let response = ControlResponse(
                 id: request.id,
                 refusal: "refused: peer uid \(peer.uid) (pid \(peer.pid)) may not command this engine; only uid \(engineUID) or root may")
             record(response, command: request.command.name, peer: peer)
-            return (response, nil)
+            return (response, response.line, nil)
         }
         var response: ControlResponse
         switch await handler(request.command) {
         case .success(let result): response = ControlResponse(id: request.id, result: result)
         case .failure(let refusal): response = ControlResponse(id: request.id, refusal: refusal.reason)
         }
+        var wire = response.line
+        if wire.count - 1 > maxResponseBytes {
+            // Sent, it would be cut off by the client: say what happened instead.
+            response = ControlResponse(
+                id: request.id,
+                refusal: "the answer to '\(request.command.name)' would be \(wire.count - 1) bytes, more than the "
+                    + "\(maxResponseBytes) a control response may hold; ask for less (a smaller limit)")
+            wire = response.line
+        }
         record(response, command: request.command.name, peer: peer, isRead: request.command.isRead)
         switch request.command {
-        case .status, .watch: response = withCounts(response)
+        case .status, .watch:
+            response = withCounts(response)
+            wire = response.line
         default: break
         }
-        return (response, response.isApplied ? request.command : nil)
+        return (response, wire, response.isApplied ? request.command : nil)
     }
 
     /// A `status` result for a watching connection (each one is not counted as a command:

@@ -62,7 +62,7 @@ public enum DeadLetterCommands {
     }
 
     /// One page of an export: at most `limit` letters after id `after`, cut at about
-    /// ``ControlProtocol/exportPageBytes`` of payload (never below one letter); `next` is
+    /// ``ControlProtocol/exportPageBytes`` of letters (never below one letter); `next` is
     /// the `after` of the page that follows, or null at the end.
     static func exportPage(_ source: any DeadLetterReading, after: Int64, limit: Int) async throws(StorageError) -> JSONValue {
         var letters = try await source.deadLetters(afterID: after, limit: limit)
@@ -70,8 +70,12 @@ public enum DeadLetterCommands {
         var bytes = 0
         var kept = 0
         for letter in letters {
-            if kept > 0, bytes + letter.event.payload.count > ControlProtocol.exportPageBytes { break }
-            bytes += letter.event.payload.count
+            // Its names and reason count as well as its payload: 13 KB names make a page as
+            // large as 13 KB payloads do.
+            let size = letter.event.payload.count + letter.event.name.utf8.count + letter.reason.utf8.count
+                + letter.destination.utf8.count + letter.event.messageId.utf8.count + 200
+            if kept > 0, bytes + size > ControlProtocol.exportPageBytes { break }
+            bytes += size
             kept += 1
         }
         let cut = kept < letters.count

@@ -56,13 +56,13 @@ struct HTTPErrorBody: Sendable, Hashable {
         return clean(line)
     }
 
-    /// `text` on one line, control characters replaced, at most ``maximumMessageLength``
-    /// characters; `nil` when nothing readable is left.
+    /// `text` on one line, what ``PrintableText`` deems unsafe (line breaks, tabs, escape
+    /// sequences) replaced by spaces, at most ``maximumMessageLength`` characters; `nil`
+    /// when nothing readable is left.
     static func clean(_ text: String) -> String? {
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            let isControl = scalar.value < 0x20 || scalar.value == 0x7F
-            scalars.append(isControl ? " " : scalar)
+            scalars.append(PrintableText.isUnsafe(scalar) ? " " : scalar)
         }
         var result = String(scalars).trimmingWhitespace()
         guard !result.isEmpty else { return nil }

@@ -21,8 +21,9 @@ enum HTTPExchange: Sendable, Hashable {
 /// - a failed connection attempt fails the request at once (`ECONNREFUSED` comes back as
 ///   ``HTTPTransportFailure/connectionRefused``) instead of being retried inside the
 ///   client until the deadline, so backoff stays with the ``Batcher``;
-/// - each exchange has a deadline covering connection, upload and the response head; a
-///   response body that then stalls is cut by the read timeout, which is as long.
+/// - each exchange has one deadline covering all of it: connection, upload, the response
+///   head and the whole body, so a server that trickles its answer a byte at a time
+///   cannot hold a request past it (a read timeout alone restarts at every byte).
 ///
 /// The client is shut down when the transport is released.
 final class HTTPTransport: Sendable {
@@ -56,19 +57,34 @@ final class HTTPTransport: Sendable {
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(body) }
+        let end = ContinuousClock.now + deadline
         do {
             let response = try await client.execute(request, deadline: .now() + .init(deadline))
             var fields: [String: String] = [:]
             for header in response.headers { fields[header.name] = header.value }
             let status = Int(response.status.code)
             do {
-                let bytes = try await response.body.collect(upTo: Self.responseBodyLimit)
+                guard let bytes = try await Self.collect(response.body, before: end) else { return .failed(.timedOut) }
                 return .response(status: status, headers: fields, body: Array(bytes.readableBytesView))
             } catch is NIOTooManyBytesError {
                 return .response(status: status, headers: fields, body: [], bodyComplete: false)
             }
         } catch {
             return .failed(HTTPTransportFailure(error))
+        }
+    }
+
+    /// The body, up to ``responseBodyLimit`` bytes, or `nil` when `end` came first (the
+    /// read is then cancelled, which closes the connection).
+    private static func collect(_ body: HTTPClientResponse.Body, before end: ContinuousClock.Instant) async throws -> ByteBuffer? {
+        try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask { try await body.collect(upTo: responseBodyLimit) }
+            group.addTask {
+                try await Task.sleep(until: end, clock: .continuous)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
         }
     }
 }

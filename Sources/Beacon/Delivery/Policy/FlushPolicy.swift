@@ -77,41 +77,58 @@ extension FlushPolicy {
         case .outOfRange:
             throw FlushPolicyParseError(
                 text: text, reason: "the interval '\(part)' is out of range; use more than 0 and at most \(format(.maximumFromOutside))")
+        case .notWholeMilliseconds:
+            throw FlushPolicyParseError(
+                text: text, reason: "the interval '\(part)' is not a whole number of milliseconds; intervals are whole milliseconds, 1ms at least")
+        case .notFinite:
+            throw FlushPolicyParseError(text: text, reason: "the interval '\(part)' is not a finite number")
         case .notADuration:
             throw FlushPolicyParseError(text: text, reason: "'\(part)' is neither a count nor an interval")
         }
     }
 
     /// Parses a duration with its unit: `250ms`, `5s`, `1.5s`, `2m`, `1h` (also `sec`, `min`);
-    /// `nil` when it is not one, or when it is negative, not finite or longer than
-    /// ``Duration/maximumFromOutside``. Command lines use it for their duration flags.
+    /// `nil` when it is not one, or when it is negative, not finite, longer than
+    /// ``Duration/maximumFromOutside`` or not a whole number of milliseconds (`0.5ms`).
+    /// Command lines use it for their duration flags.
     public static func parseDuration(_ text: String) -> Duration? {
         if case .duration(let duration) = readDuration(text) { return duration }
         return nil
     }
 
-    /// What a duration text holds: a duration, a number with a unit out of range, or neither.
+    /// What a duration text holds: a duration, a number with a unit that is out of range,
+    /// not whole milliseconds or not finite, or neither.
     enum DurationReading: Equatable {
         case duration(Duration)
         case outOfRange
+        case notWholeMilliseconds
+        case notFinite
         case notADuration
     }
 
     /// Reads a number with its unit, converting through ``Duration/init(checkedSeconds:maximum:)``
     /// so that no number (NaN, ±infinity, 1e300, negative) can trap.
     static func readDuration(_ text: String) -> DurationReading {
-        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("sec", 1), ("m", 60), ("min", 60), ("h", 3600)]
+        // Milliseconds per unit: whole numbers, so a whole count of units converts exactly.
+        let units: [(String, Double)] = [("ms", 1), ("s", 1000), ("sec", 1000), ("m", 60_000), ("min", 60_000), ("h", 3_600_000)]
         for (suffix, scale) in units.sorted(by: { $0.0.count > $1.0.count }) where text.hasSuffix(suffix) {
             let number = text.dropLast(suffix.count)
             // Only plain decimal numbers: Double() also reads "nan", "inf" and hex floats.
             guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }),
                 let value = Double(number)
-            else { return .notADuration }
-            // Whole milliseconds, as the policy's description prints them. The checked
-            // conversion refuses NaN, ±infinity, negatives and anything past the maximum,
-            // so the whole count of milliseconds then fits an Int64 exactly.
-            let milliseconds = (value * scale * 1000).rounded()
-            guard Duration(checkedSeconds: milliseconds / 1000) != nil else { return .outOfRange }
+            else {
+                let spelled = number.lowercased().trimmingCharacters(in: "+-")
+                return ["nan", "inf", "infinity"].contains(spelled) ? .notFinite : .notADuration
+            }
+            // The checked conversion refuses NaN, ±infinity, negatives and anything past the
+            // maximum, so the count of milliseconds then fits an Int64 exactly.
+            let exact = value * scale
+            guard Duration(checkedSeconds: exact / 1000) != nil else { return .outOfRange }
+            // Whole milliseconds, as the policy's description prints them and the README
+            // promises: `0.5ms` is refused, never rounded to another interval. The product
+            // above may be off by a few units in the last place (1.1 × 1000), no more.
+            let milliseconds = exact.rounded()
+            guard abs(exact - milliseconds) <= 4 * max(exact.ulp, Double.leastNormalMagnitude) else { return .notWholeMilliseconds }
             return .duration(.milliseconds(Int64(saturating: milliseconds)))
         }
         return .notADuration

@@ -130,7 +130,7 @@ struct IngestBenchCommand: AsyncParsableCommand {
             }
             report.loadAfter = IngestReport.loadAverage()
             if json {
-                Output.line(report.json.jsonString)
+                Output.json(report.json.jsonString)
             } else {
                 for line in report.text { Output.line(line) }
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Beacon
+import BeaconWire
 
 /// `beacon dead`: the dead-letter table of a store, through the engine serving it when
 /// one does, on the store itself otherwise.
@@ -39,7 +40,7 @@ struct DeadCommand: AsyncParsableCommand {
     static func ids(_ texts: [String]) throws -> [Int64] {
         try texts.map { text in
             guard let id = Int64(text), ControlProtocol.deadLetterIDs.contains(id) else {
-                let shown = ControlProtocol.printable(text.count > 40 ? String(text.prefix(40)) + "…" : text)
+                let shown = PrintableText.line(text.count > 40 ? String(text.prefix(40)) + "…" : text)
                 throw ValidationError("'\(shown)' is not a dead-letter id; ids are whole numbers in 1...\(ControlProtocol.deadLetterIDs.upperBound) (see 'beacon dead list')")
             }
             return id

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Beacon
 import BeaconWire
-import Foundation
 
 /// `beacon dead export [--out FILE]`.
 struct DeadExportCommand: AsyncParsableCommand {
@@ -35,7 +34,8 @@ struct DeadExportCommand: AsyncParsableCommand {
                 if out != nil {
                     lines.append(contentsOf: Array((letter.jsonString + "\n").utf8))
                 } else {
-                    Output.line(letter.jsonString)
+                    Output.json(letter.jsonString)
+                    try Output.check()  // stdout is lost (a full disk): stop, and say so
                 }
                 count += 1
             }
@@ -43,11 +43,7 @@ struct DeadExportCommand: AsyncParsableCommand {
             after = Int64(next)
         }
         guard let out else { return }
-        do {
-            try Data(lines).write(to: URL(fileURLWithPath: out), options: .atomic)
-        } catch {
-            throw CLIError.runtime("cannot write \(out): \(error.localizedDescription)")
-        }
+        try OutputFile.write(lines, to: out)
         Output.line("exported \(count) dead letter\(count == 1 ? "" : "s") to \(out)")
     }
 }

@@ -26,7 +26,7 @@ struct DeadListCommand: AsyncParsableCommand {
         let access = DeadLetterAccess(db: try dead.store(), timeout: .milliseconds(dead.timeoutMs))
         let (result, _) = try await access.perform(.deadList(limit: limit))
         if json {
-            Output.line(result.jsonString)
+            Output.json(result.jsonString)
             return
         }
         guard case .array(let letters)? = result["deadLetters"], !letters.isEmpty else {
@@ -37,14 +37,14 @@ struct DeadListCommand: AsyncParsableCommand {
         for letter in letters {
             let id = letter["id"]?.intValue.map(String.init) ?? "?"
             let status = letter["status"]?.intValue.map(String.init) ?? "-"
-            let destination = ControlProtocol.printable(letter["destination"]?.stringValue ?? "?")
+            let destination = PrintableText.line(letter["destination"]?.stringValue ?? "?")
             Output.line(
                 id.padding(toLength: max(8, id.count), withPad: " ", startingAt: 0) + " "
                     + destination.padding(toLength: max(13, destination.count), withPad: " ", startingAt: 0) + " "
                     + status.padding(toLength: 5, withPad: " ", startingAt: 0) + " "
                     + (letter["failedAt"]?.stringValue ?? "?").padding(toLength: 25, withPad: " ", startingAt: 0) + " "
-                    + ControlProtocol.printable(letter["reason"]?.stringValue ?? ""))
-            Output.line("         " + ControlProtocol.printable(letter["preview"]?.stringValue ?? ""))
+                    + PrintableText.line(letter["reason"]?.stringValue ?? ""))
+            Output.line("         " + PrintableText.line(letter["preview"]?.stringValue ?? ""))
         }
         let total = result["total"]?.intValue ?? letters.count
         Output.line(total > letters.count ? "\(total) dead letters (the newest \(letters.count) shown)" : "\(total) dead letter\(total == 1 ? "" : "s")")

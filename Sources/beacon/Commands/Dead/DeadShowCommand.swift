@@ -19,6 +19,6 @@ struct DeadShowCommand: AsyncParsableCommand {
     func run() async throws {
         let access = DeadLetterAccess(db: try dead.store(), timeout: .milliseconds(dead.timeoutMs))
         let (result, _) = try await access.perform(.deadShow(id: try DeadCommand.ids([id])[0]))
-        Output.line(result.jsonString)
+        Output.json(result.jsonString)
     }
 }
