@@ -147,7 +147,10 @@ struct DemoSession {
             if let error = error as? TerminalError { throw DemoTerminalCheck.cli(error, command: "demo") }
             throw error
         }
-        await queue.waitForPendingWrites()
+        // Bounded: a store that keeps failing must not hold the quit (what is left is counted as dropped).
+        if await !queue.waitForPendingWrites(progressTimeout: Self.finalFlushTimeout) {
+            logger.warning("quit with events not yet stored: the store made no progress", metadata: ["store": "\(files.store)"])
+        }
         syncerTask?.cancel()
         await control?.close()
         await Self.tearDown(engine: engine, engineTask: engineTask, generator: generator, generatorTask: generatorTask, collectorGroup: collectorGroup, collectorTask: collectorTask)

@@ -44,7 +44,7 @@ struct CtlCommandTests {
     }
 
     @Test("bad usage exits 2", arguments: [
-        ["frobnicate"], ["policy"], ["batch-size", "many"], ["batch-size", "0"], ["flush", "now"], ["flush", "--json"],
+        ["frobnicate"], ["policy"], ["batch-size", "many"], ["batch-size", "0"], ["flush", "now"], ["pause", "a", "b"],
         ["watch", "--interval-ms", "99"], ["watch", "--interval-ms", "1e300"], ["watch", "--count", "0"],
         ["watch", "--count", "-1"], ["watch", "--count", "9223372036854775808"], ["status", "--count", "2"], ["watch", "now"],
     ])

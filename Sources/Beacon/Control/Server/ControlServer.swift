@@ -190,7 +190,9 @@ public final class ControlServer: Service, Sendable {
                             // The connection is the stream's now: a snapshot every interval until
                             // the peer closes it (the write fails) or the server closes (cancelled).
                             while true {
-                                try await Task.sleep(for: .milliseconds(interval))
+                                // In slices, so that a watcher that hung up frees its slot within
+                                // a quarter of a second, not at the next snapshot a minute later.
+                                guard try await Self.sleep(.milliseconds(interval), whileOpen: connection.channel) else { return }
                                 let snapshot = await statusResponse(id: response.id)
                                 try await responses.write(ByteBuffer(bytes: snapshot.line))
                             }
@@ -286,6 +288,20 @@ public final class ControlServer: Service, Sendable {
             metadata["reason"] = "\(refusal.reason)"
             logger.notice("control command refused", metadata: metadata)
         }
+    }
+
+    /// Sleeps `duration` in slices of at most 250 ms while `channel` is open; whether it
+    /// still is. Throws when cancelled (the server closes).
+    static func sleep(_ duration: Duration, whileOpen channel: any Channel) async throws -> Bool {
+        let slice = Duration.milliseconds(250)
+        var left = duration
+        while left > .zero {
+            guard channel.isActive else { return false }
+            let step = min(left, slice)
+            try await Task.sleep(for: step)
+            left -= step
+        }
+        return channel.isActive
     }
 
     /// The peer's credentials (`SO_PEERCRED`), or `nil` when they cannot be read.
