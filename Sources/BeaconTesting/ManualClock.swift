@@ -24,7 +24,7 @@ public final class ManualClock: Clock, Sendable {
         var now = Instant(offset: .zero)
         var sleepers: [Sleeper] = []
         var nextID = 0
-        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var watchers: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = Mutex(State())
@@ -85,15 +85,29 @@ public final class ManualClock: Clock, Sendable {
         advance(by: now.duration(to: deadline))
     }
 
-    /// Returns once at least `count` sleepers are waiting.
+    /// Returns once at least `count` sleepers are waiting, or when the task is cancelled
+    /// (a test's time limit ends the wait instead of leaving the run hanging).
     public func waitForSleepers(_ count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.watchers.append((count, continuation))
-                return false
+        let id = state.withLock { state -> Int in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    // Checked under the lock: a cancellation after this finds the watcher.
+                    if state.sleepers.count >= count || Task.isCancelled { return true }
+                    state.watchers.append((id, count, continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            let watcher = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.watchers.remove(at: index).continuation
+            }
+            watcher?.resume()
         }
     }
 

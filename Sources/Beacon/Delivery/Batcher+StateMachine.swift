@@ -88,8 +88,14 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
         /// sent once each until the one that fails alone is dead-lettered, or a delivery
         /// goes past it.
         var isolatingThrough: Int64?
-        /// While isolating, a batch before `isolatingThrough` was delivered.
-        var isolationDelivered = false
+        /// While isolating, the failures alone of the event found that came right after a
+        /// delivery (``FailureStreak/soloFailures``).
+        var soloFailures = 0
+        /// While isolating, a batch was delivered since the event found alone last failed.
+        var deliveredSinceSoloFailure = false
+        /// The isolation began because retries ran out (not after ``RetryPolicy/isolateAfter``
+        /// server errors): its attempts keep counting through the deliveries of the search.
+        var gaveUp = false
         /// The batch in flight was read past the event through this sequence, which
         /// failed alone with no delivery around it (``DeliveryDecision/probePast(reason:)``).
         var probingPast: Int64?
@@ -165,7 +171,8 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
         guard let streak else { return FailureStreak() }
         return FailureStreak(
             attempts: streak.attempts, age: streak.since.duration(to: now), isIsolating: streak.isolatingThrough != nil,
-            isolationDelivered: streak.isolationDelivered, isProbing: streak.probingPast != nil)
+            soloFailures: streak.soloFailures, deliveredSinceSoloFailure: streak.deliveredSinceSoloFailure,
+            isProbing: streak.probingPast != nil)
     }
 
     /// What to report for the destination: offline first, then held, then paused, then backing off.
@@ -457,19 +464,30 @@ extension BatcherStateMachine {
         switch decision {
         case .delivered where wasProbing:
             // Events after the one that fails alone went through: back to it, from the head.
-            streak?.isolationDelivered = true
+            streak?.deliveredSinceSoloFailure = true
             state = .draining(.head)
             return .settleThenReport(keepingLeases: false)
         case .probePast(let reason):
             lastError = reason
             recordFailure(now: now)
+            if streak?.deliveredSinceSoloFailure == true { streak?.soloFailures += 1 }
+            streak?.deliveredSinceSoloFailure = false
             streak?.probingPast = through
             state = .draining(.after(through))
             return .settleThenReport(keepingLeases: true)
         case .delivered:
             if let isolated = streak?.isolatingThrough, through < isolated {
                 // Isolating: the event that fails comes later; keep the streak and the limit.
-                streak?.isolationDelivered = true
+                streak?.deliveredSinceSoloFailure = true
+                if streak?.gaveUp == false {
+                    // The search started early: the destination takes events, so the failures in
+                    // a row start again (they would reach the give-up limit on a flaky one), and
+                    // batches grow back (a flaky destination, not a poison event, may have
+                    // started it: the search shrinks them again where a failure recurs).
+                    streak?.attempts = 0
+                    streak?.since = now
+                    if let limit = splitLimit { splitLimit = min(limit * 2, batchSize) }
+                }
                 state = .draining(after)
                 return .settleThenReport(keepingLeases: true)
             }
@@ -483,6 +501,11 @@ extension BatcherStateMachine {
             state = .draining(after)
             return .settleThenReport(keepingLeases: true)
         case .retry(let delay, let reason):
+            if wasProbing {
+                // The events after it failed too: the destination fails, not (only) the event.
+                streak?.soloFailures = 0
+                streak?.deliveredSinceSoloFailure = false
+            }
             failures += 1
             lastError = reason
             recordFailure(now: now)
@@ -492,7 +515,11 @@ extension BatcherStateMachine {
             failures += 1
             lastError = reason
             recordFailure(now: now)
-            if streak?.isolatingThrough == nil { streak?.isolatingThrough = through }
+            if var current = streak, current.isolatingThrough == nil {
+                current.isolatingThrough = through
+                current.gaveUp = retryPolicy.givesUp(afterAttempts: current.attempts, failingFor: current.since.duration(to: now))
+                streak = current
+            }
             splitLimit = limit
             state = .draining(.head)
             return .settleThenReport(keepingLeases: false)

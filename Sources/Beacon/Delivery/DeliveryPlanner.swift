@@ -7,8 +7,8 @@
 /// | retryable, retries ran out, several events | split in halves to isolate the culprit, at once |
 /// | retryable, retries ran out, one event | dead-letter it: "gave up after N attempts over T: reason" |
 /// | a server error (5xx but 503) ``RetryPolicy/isolateAfter`` times in a row, or isolating, several events | split in halves to isolate the culprit, at once |
-/// | the same, one event, after events around it were delivered while isolating | dead-letter it: "failed alone N times … while the events around it were delivered" |
-/// | the same, one event, nothing delivered while isolating | keep it and send the events after it at once (``DeliveryDecision/probePast(reason:)``) |
+/// | the same, one event, failing alone ``RetryPolicy/isolatedEventFailures`` times, each right after a delivery around it | dead-letter it: "failed alone N times … while the events around it were delivered" |
+/// | the same, one event, fewer times so far | keep it and send the events after it at once (``DeliveryDecision/probePast(reason:)``) |
 /// | retryable, the events after a kept one failed too (probing) | keep them; wait per ``RetryPolicy``: the destination fails, not the event |
 /// | retryable with `Retry-After`, retries ran out | wait as asked: the server asked for time, it did not refuse |
 /// | rejected with reasons | dead-letter the named events; send the rest again at once |
@@ -48,13 +48,16 @@ public enum DeliveryPlanner {
                         limit: (batch.events.count + 1) / 2,
                         reason: "looking for the event that fails: \(attempts) failed attempts over \(format(streak.age)): \(reason)")
                 }
-                if streak.isolationDelivered {
-                    let why = "failed alone \(attempts) times over \(format(streak.age)) while the events around it were delivered: \(reason)"
+                // Failing alone right after events around it went through counts as evidence;
+                // a failure of anything else on the way (a probe) resets it: a destination
+                // that fails at random is not an event that cannot be stored.
+                let evidence = streak.soloFailures + (streak.deliveredSinceSoloFailure ? 1 : 0)
+                if evidence >= max(1, retryPolicy.isolatedEventFailures) {
+                    let why = "failed alone \(evidence) times over \(format(streak.age)) while the events around it were delivered: \(reason)"
                     return .deadLetter(batch.events.map { RejectedEvent(event: $0, reason: why) })
                 }
-                // Nothing went through yet: try the events after it, to tell a failing
-                // event from a failing destination.
-                return .probePast(reason: "failed alone \(attempts) times; trying the events after it: \(reason)")
+                // Try the events after it, to tell a failing event from a failing destination.
+                return .probePast(reason: "failed alone (\(evidence) of \(retryPolicy.isolatedEventFailures) times after a delivery); trying the events after it: \(reason)")
             }
             // A probe that failed too: the destination is failing, not the event. Back off.
             let delay = retryPolicy.delay(afterFailures: failures < .max ? failures + 1 : .max, retryAfter: retryAfter, random: random)

@@ -9,20 +9,25 @@ public struct FailureStreak: Sendable, Hashable {
     /// The batch is being split to isolate the event that fails (retries ran out, or
     /// ``RetryPolicy/isolateAfter`` server errors).
     public var isIsolating: Bool
-    /// While isolating, events of the batch were delivered: the destination takes
-    /// events, so one that keeps failing alone is the event's fault.
-    public var isolationDelivered: Bool
+    /// While isolating, the times the event found alone failed right after a delivery
+    /// around it, with no other failure in between.
+    public var soloFailures: Int
+    /// While isolating, events were delivered since the event found alone last failed
+    /// (or since the search began): its next failure alone counts as evidence.
+    public var deliveredSinceSoloFailure: Bool
 
     /// This batch was sent past an event that failed alone (``DeliveryDecision/probePast(reason:)``).
     public var isProbing: Bool
 
     public init(
-        attempts: Int = 0, age: Duration = .zero, isIsolating: Bool = false, isolationDelivered: Bool = false, isProbing: Bool = false
+        attempts: Int = 0, age: Duration = .zero, isIsolating: Bool = false, soloFailures: Int = 0,
+        deliveredSinceSoloFailure: Bool = false, isProbing: Bool = false
     ) {
         self.attempts = attempts
         self.age = age
         self.isIsolating = isIsolating
-        self.isolationDelivered = isolationDelivered
+        self.soloFailures = soloFailures
+        self.deliveredSinceSoloFailure = deliveredSinceSoloFailure
         self.isProbing = isProbing
     }
 }

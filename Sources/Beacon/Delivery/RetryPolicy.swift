@@ -39,12 +39,17 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Failed attempts in a row, the last answered with a server error (5xx other than
     /// 503, which says the destination is down), after which the batch at the head is
     /// searched for an event the destination cannot take: it is split in halves, each
-    /// sent at once, and the event that still fails alone is dead-lettered once events
-    /// around it were delivered ("failed alone N times … while the events around it were
-    /// delivered"). While nothing goes through, nothing is dead-lettered: the backoff goes
-    /// on. At least 1; `nil`: only when retries run out. Default 5 (about 15 s of
+    /// sent at once, and the event that still fails alone is dead-lettered once it failed
+    /// alone ``isolatedEventFailures`` times, each right after events around it were
+    /// delivered ("failed alone 10 times … while the events around it were delivered").
+    /// While nothing goes through, nothing is dead-lettered: the backoff goes on. At least 1; `nil`: only when retries run out. Default 5 (about 15 s of
     /// failures with the default backoff).
     public var isolateAfter: Int? = 5
+    /// How many times the event that search finds must fail alone, each time right after
+    /// events around it were delivered and with no other failure in between, before it is
+    /// dead-lettered. A destination that fails at random (30 % of sends, say) would
+    /// otherwise have a good event set aside now and then. At least 1. Default 10.
+    public var isolatedEventFailures: Int = 10
 
     public init() {}
 

@@ -65,6 +65,30 @@ extension ProcessHeavy {
             #expect(try await HTTPAnswer.send("GET", base + "/v1/stats").json["duplicates"] as? Int == 0)
         }
 
+        @Test(
+            "beacon demo on a store holding 500 events sends them by itself (no generator, every 1s)",
+            .enabled(if: TmuxSession.isInstalled, "tmux is not installed"))
+        func demoSendsTheBacklog() async throws {
+            let directory = try BeaconProcess.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let store = directory + "/demo.sqlite"
+            #expect(try await BeaconProcess.run(["track", "--db", store, "--count", "500"]).status == 0)
+            let session = try TmuxSession(
+                [BeaconProcess.path, "demo", "--db", store, "--rate", "0", "--policy", "every 1s"], width: 80, height: 24,
+                directory: directory)
+            defer { session.kill() }
+            // The demo's engine answers on its control socket; its queue empties with no new event.
+            var depth = -1
+            let deadline = ContinuousClock.now + .seconds(2) + Self.loadSlack + .seconds(20)  // the demo's start included
+            while depth != 0, ContinuousClock.now < deadline {
+                let status = try await BeaconProcess.run(["ctl", "--db", store, "status", "--json"])
+                if status.status == 0, let json = try? DeadCommandTests.json(status.stdout) { depth = json["depth"] as? Int ?? -1 }
+                if depth != 0 { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(depth == 0, "the demo sent the backlog: \((try? session.capture()) ?? "")")
+            try session.press("q")
+        }
+
         @Test("killed with 20,000 events mid-drain, the next agent delivers the rest by itself, each once")
         func killedMidDrain() async throws {
             let directory = try BeaconProcess.temporaryDirectory()

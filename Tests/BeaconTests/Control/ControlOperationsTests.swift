@@ -83,7 +83,7 @@ struct ControlOperationsTests {
     @Test func pauseAndResumeOverTheChannel() async throws {
         let running = try await ControlChannelTests.Running.start()
         let client = running.client
-        #expect(try ControlChannelTests.applied(await client.send(.pause(destination: "default"))) == ["paused": ["default"]])
+        #expect(try ControlChannelTests.applied(await client.send(.pause(destination: "default"))) == ["paused": ["default"], "recorded": true])
         try await running.engine.tracker.track("E", anonymousId: "x").committed()
         #expect(try ControlChannelTests.applied(await client.send(.flush)) == ["flushing": true])
         _ = await running.engine.observer.firstSnapshot { $0.destinations.first?.state == .pausedByOperator }

@@ -24,8 +24,11 @@ extension BatcherStateMachineTests {
             (.delivered, before, nil),
             (.delivered, Streak(attempts: 3, since: Self.at(4), isolatingThrough: 20), nil),  // past the isolated batch
             // Before the isolated batch's end: the search goes on, knowing the destination takes events.
+            (.delivered, Streak(attempts: 3, since: Self.at(4), isolatingThrough: 25, gaveUp: true),
+             Streak(attempts: 3, since: Self.at(4), isolatingThrough: 25, deliveredSinceSoloFailure: true, gaveUp: true)),
+            // A search started early: the failures in a row start again.
             (.delivered, Streak(attempts: 3, since: Self.at(4), isolatingThrough: 25),
-             Streak(attempts: 3, since: Self.at(4), isolatingThrough: 25, isolationDelivered: true)),
+             Streak(attempts: 0, since: Self.now, isolatingThrough: 25, deliveredSinceSoloFailure: true)),
             (.deadLetter([RejectedEvent(event: event, reason: "gave up")]), Streak(attempts: 3, since: Self.at(4), isolatingThrough: 25), nil),
             (.split(limit: 2), before, before),
             (.pause(reason: "HTTP 401"), before, before),

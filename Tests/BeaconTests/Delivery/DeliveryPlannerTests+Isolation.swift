@@ -46,12 +46,22 @@ extension DeliveryPlannerTests {
         }
     }
 
-    @Test func oneEventAloneIsDeadLetteredOnlyOnceOthersWentThrough() {
+    @Test func oneEventAloneIsDeadLetteredOnlyAfterFailingAloneTenTimesBetweenDeliveries() {
         let one = batch(1).events[0]
+        #expect(RetryPolicy().isolatedEventFailures == 10)
+        // No delivery yet: not evidence; the events after it are tried.
         #expect(decide(500, count: 1, streak: FailureStreak(attempts: 9, age: .seconds(8), isIsolating: true))
-            == .probePast(reason: "failed alone 10 times; trying the events after it: HTTP 500"))
-        #expect(decide(500, count: 1, streak: FailureStreak(attempts: 11, age: .seconds(9), isIsolating: true, isolationDelivered: true))
-            == .deadLetter([RejectedEvent(event: one, reason: "failed alone 12 times over 9.0s while the events around it were delivered: HTTP 500")]))
+            == .probePast(reason: "failed alone (0 of 10 times after a delivery); trying the events after it: HTTP 500"))
+        // Nine counted, and a delivery since the last: the tenth is evidence enough.
+        #expect(decide(500, count: 1, streak: FailureStreak(attempts: 30, age: .seconds(9), isIsolating: true, soloFailures: 8, deliveredSinceSoloFailure: true))
+            == .probePast(reason: "failed alone (9 of 10 times after a delivery); trying the events after it: HTTP 500"))
+        #expect(decide(500, count: 1, streak: FailureStreak(attempts: 31, age: .seconds(9), isIsolating: true, soloFailures: 9, deliveredSinceSoloFailure: true))
+            == .deadLetter([RejectedEvent(event: one, reason: "failed alone 10 times over 9.0s while the events around it were delivered: HTTP 500")]))
+        // Nine counted but no delivery since: not yet.
+        guard case .probePast = decide(500, count: 1, streak: FailureStreak(attempts: 31, age: .seconds(9), isIsolating: true, soloFailures: 9)) else {
+            Issue.record("a failure with no delivery before it is no evidence")
+            return
+        }
         // The probe past it failed too: the destination is failing; back off, nothing dead-lettered.
         guard case .retry(let delay, "HTTP 500") = decide(500, count: 1, streak: FailureStreak(attempts: 10, age: .seconds(8), isIsolating: true, isProbing: true)) else {
             Issue.record("a failed probe backs off")

@@ -32,12 +32,14 @@ struct DeadLetterAccess {
             } catch let error as ControlClientError where error.kind == .noEngine {
                 // No engine answers: act on the store.
             }
-            let reader = try openReader()
-            if let read = await DeadLetterCommands.read(command, from: reader) {
+            if command.isRead, let read = await DeadLetterCommands.read(command, from: try openReader()) {
                 switch read {
                 case .success(let answer): return (answer.json, .store)
                 case .failure(let refusal): throw CLIError.runtime("refused '\(command.name)' on \(db): \(refusal.reason)")
                 }
+            }
+            guard FileManager.default.fileExists(atPath: db) else {
+                throw CLIError.badInput("no store at \(db) (and no engine serves it); check --db")
             }
             let lock: StoreLock
             do {
