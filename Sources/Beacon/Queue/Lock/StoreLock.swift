@@ -60,18 +60,6 @@ public final class StoreLock: Sendable {
         return StoreLock(path: path, role: role, descriptor: descriptor)
     }
 
-    /// Whether some process holds the store's lock now (a probe: takes it and lets go at
-    /// once when free). `false` when there is no lock file or it cannot be opened.
-    public static func isHeld(forStore store: String) -> Bool {
-        let descriptor = open(lockPath(forStore: store), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var result: CInt
-        repeat { result = flock(descriptor, LOCK_SH | LOCK_NB) } while result != 0 && errno == EINTR
-        if result == 0 { flock(descriptor, LOCK_UN) }
-        return result != 0 && errno == EWOULDBLOCK
-    }
-
     /// ``holder(ofStore:)``, waiting up to 50 ms for a holder that took the lock a moment
     /// ago to write itself into the file.
     static func writtenHolder(ofStore store: String) -> StoreLockHolder? {
