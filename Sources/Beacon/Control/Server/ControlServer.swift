@@ -163,6 +163,7 @@ public final class ControlServer: Service, Sendable {
             evicted.close(promise: nil)
         }
         defer { connections.withLock { $0.remove(id) } }
+        // Always in the pipeline (added above); missing, the connection only loses its busy mark.
         let closer = try? await connection.channel.pipeline.handler(type: ControlIdleCloser.self).get()
         let peer = await Self.peer(of: connection.channel)
         do {
@@ -186,6 +187,7 @@ public final class ControlServer: Service, Sendable {
                         if case .watch(let interval)? = command {
                             connections.withLock { $0.watch(id) }
                             // Written to from now on: the idle timeout does not apply.
+                            // Fails only when the connection is closing: the watch loop ends on its own then.
                             try? await connection.channel.pipeline.removeHandler(name: ControlIdleCloser.idleHandlerName).get()
                             // The connection is the stream's now: a snapshot every interval until
                             // the peer closes it (the write fails) or the server closes (cancelled).

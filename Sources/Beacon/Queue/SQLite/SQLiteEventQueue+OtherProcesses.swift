@@ -20,7 +20,7 @@ extension SQLiteEventQueue {
         do {
             snapshot = try await pool.write { db in try Snapshot.read(db, order: self.nextTransactionOrder()) }
         } catch {
-            return 0
+            return 0  // as above: the next look tries again; the store's own writes report a fault
         }
         apply(snapshot)
         let (found, overflow) = snapshot.stored.nextSeq.subtractingReportingOverflow(known)

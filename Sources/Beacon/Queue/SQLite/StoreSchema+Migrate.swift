@@ -27,6 +27,7 @@ extension StoreSchema {
                 try migrator.migrate(pool)
                 return
             } catch let error as DatabaseError where pass < maxMigrationPasses && isConcurrentMigration(error) {
+                // An unreadable store here is tried again by the next pass, which reports its error.
                 if (try? pool.read({ db in try migrator.hasCompletedMigrations(db) })) == true { return }
                 usleep(UInt32(min(pass, 10) * 1_000))
             }
