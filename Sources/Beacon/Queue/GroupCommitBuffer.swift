@@ -51,8 +51,15 @@ final class GroupCommitBuffer: @unchecked Sendable {
     private let commit: Commit
     private let condition = NSCondition()
 
-    private var entries = Deque<PendingEvent>()
-    private var firstBufferedTicket: UInt64 = 1
+    /// An event with its ticket. Tickets in `entries` ascend but need not be contiguous:
+    /// a failed group goes back in front of events whose neighbours were dropped while it
+    /// was being written.
+    private struct Entry {
+        var ticket: UInt64
+        var event: PendingEvent
+    }
+
+    private var entries = Deque<Entry>()
     private var nextTicket: UInt64 = 1
     private var settledThrough: UInt64 = 0
     private var droppedRanges: [ClosedRange<UInt64>] = []
@@ -133,7 +140,7 @@ final class GroupCommitBuffer: @unchecked Sendable {
         }
         let ticket = nextTicket
         nextTicket += 1
-        entries.append(event)
+        entries.append(Entry(ticket: ticket, event: event))
         bufferedBytes += cost
         let start = !writing && failure == nil && !closed
         if start { writing = true }
@@ -245,7 +252,7 @@ final class GroupCommitBuffer: @unchecked Sendable {
     func close() -> [PendingEvent] {
         condition.lock()
         closed = true
-        let left = Array(entries)
+        let left = entries.map(\.event)
         entries.removeAll()
         bufferedBytes = 0
         let pending = waiters
@@ -267,7 +274,7 @@ final class GroupCommitBuffer: @unchecked Sendable {
                 return
             }
             let count = min(entries.count, configuration.maxGroup)
-            var taken = Deque<PendingEvent>()
+            var taken = Deque<Entry>()
             let takenBytes: Int
             if count == entries.count {
                 swap(&taken, &entries)  // O(1) under the lock: producers are never held up by a copy
@@ -275,18 +282,17 @@ final class GroupCommitBuffer: @unchecked Sendable {
             } else {
                 taken.append(contentsOf: entries.prefix(count))
                 entries.removeFirst(count)
-                takenBytes = taken.reduce(0) { $0 + $1.memoryCost }
+                takenBytes = taken.reduce(0) { $0 + $1.event.memoryCost }
             }
             bufferedBytes -= takenBytes
-            let firstTicket = firstBufferedTicket
-            firstBufferedTicket += UInt64(count)
             committing = count
             committingBytes = takenBytes
             condition.unlock()
-            let group = Array(taken)
+            let group = taken.map(\.event)
+            let lastTicket = taken.last?.ticket ?? 0
 
             if let error = commit(group) {
-                fail(group: group, firstTicket: firstTicket, error: error)
+                fail(taken: taken, error: error)
                 return
             }
 
@@ -299,7 +305,9 @@ final class GroupCommitBuffer: @unchecked Sendable {
             stalled = false
             lastCommit = .now
             retryDelay = configuration.initialRetryDelay
-            settledThrough = firstTicket + UInt64(count) - 1
+            // Every ticket up to the group's last is now committed or dropped: the events
+            // between the group's were dropped while it was written, and recorded so.
+            settledThrough = lastTicket
             let ready = takeSettledWaiters()
             condition.unlock()
             if recovered { onRecovery?() }  // before the waiters: they may read what recovery reports
@@ -307,13 +315,12 @@ final class GroupCommitBuffer: @unchecked Sendable {
         }
     }
 
-    private func fail(group: [PendingEvent], firstTicket: UInt64, error: StorageError) {
+    private func fail(taken: Deque<Entry>, error: StorageError) {
         condition.lock()
         committing = 0
-        entries.insert(contentsOf: group, at: 0)
+        entries.insert(contentsOf: taken, at: 0)
         bufferedBytes += committingBytes
         committingBytes = 0
-        firstBufferedTicket = firstTicket
         var dropped = 0
         while entries.count > configuration.capacity || (entries.count > 1 && bufferedBytes > configuration.capacityBytes) {
             dropOldest()
@@ -346,9 +353,8 @@ final class GroupCommitBuffer: @unchecked Sendable {
     /// Drops the oldest buffered event (not one being committed).
     private func dropOldest() {
         let oldest = entries.removeFirst()
-        bufferedBytes -= oldest.memoryCost
-        markDropped(firstBufferedTicket)
-        firstBufferedTicket += 1
+        bufferedBytes -= oldest.event.memoryCost
+        markDropped(oldest.ticket)
     }
 
     /// `true` committed, `false` dropped, `nil` not settled yet.
