@@ -113,12 +113,29 @@ import Testing
         #expect(script.state.selectedDestinationName == "primary")
     }
 
+    @Test func capitalRRetriesTheSelectedDestinationNowAndAReadOnlyMonitorRefusesIt() {
+        let snapshot = Fixtures.twoDestinations()
+        var state = DashboardState(mode: .attached)
+        state.observe(snapshot)
+        var script = KeyScript(state)
+        #expect(script.press(.character("R")) == [.retryNow(destination: "primary")])
+        #expect(script.state.message?.text == "retry now: ending primary's backoff")
+        script.press(.tab)
+        #expect(script.press(.character("R")) == [.retryNow(destination: "warehouse")])
+        var monitor = DashboardState(mode: .monitor)
+        monitor.observe(snapshot)
+        var readOnly = KeyScript(monitor)
+        #expect(readOnly.press(.character("R")) == [])
+        #expect(readOnly.state.message?.text.contains("needs a serving engine") == true)
+    }
+
     @Test func theHelpListsTheOperatorKeys() {
         var state = Fixtures.demoState()
         state.isHelpVisible = true
         let grid = DashboardRenderer.render(snapshot: Fixtures.steady(), state: state, size: (width: 80, height: 24))
         let text = (0..<24).map { grid.row($0) }.joined(separator: "\n")
         #expect(text.contains("pause / resume the selected destination"))
+        #expect(text.contains("retry the selected destination now (ends its backoff)"))
         #expect(text.contains("dead letters: ↑↓ select, r retry, R all,"))
         var monitor = DashboardState(mode: .monitor)
         monitor.isHelpVisible = true

@@ -339,6 +339,22 @@ extension BatcherStateMachine {
         return .reportDestination
     }
 
+    /// The operator asks for the retry now: a backoff ends and the drain goes on from the
+    /// head. Only the backoff: a pause (the operator's or for credentials) and offline
+    /// stay, and a backoff they keep is dropped so they end into a drain.
+    /// - Returns: ``Action/reportDestination`` when a backoff was ended, ``Action/none``
+    ///   when there was none.
+    mutating func endBackoff() -> Action {
+        switch state {
+        case .backingOff: state = .draining(.head)
+        case .offline(then: .backingOff): state = .offline(then: nil)
+        case .offline(then: .held(then: .backingOff)): state = .offline(then: .held(then: nil))
+        case .held(then: .backingOff): state = .held(then: nil)
+        case .idle, .draining, .reading, .batch, .paused, .offline, .held: return .none
+        }
+        return .reportDestination
+    }
+
     /// The operator pauses this destination: at the next wake it stops sending (after the
     /// batch under way, if any) and its events stay queued. Call ``wake(now:settings:wentOffline:)`` next.
     mutating func hold() -> Action {

@@ -98,6 +98,17 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         wakeContinuation.yield()
     }
 
+    /// Ends a backoff at once: the failed batch is tried again now (unless a pause or
+    /// offline holds, which stay; see ``resume()`` for those).
+    /// - Returns: whether the destination was backing off.
+    @discardableResult
+    public func retryNow() -> Bool {
+        guard case .reportDestination = machine.endBackoff() else { return false }
+        reportDestination()
+        wakeContinuation.yield()
+        return true
+    }
+
     /// The operator pauses the destination: it sends nothing more (a batch under way
     /// finishes first) and its events stay queued until ``resume()``. Other destinations
     /// go on. The batcher holds it in memory; ``BeaconEngine/pause(destination:)`` also
@@ -668,23 +679,29 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// Reports the destination as the machine has it (or as `reported`, what it had just before).
     private func reportDestination(_ reported: StateMachine.Reported? = nil) {
         guard let observer else { return }
-        let state: DestinationStatus.State
-        switch reported ?? machine.reported {
-        case .offline:
-            state = .offline
-        case .held:
-            state = .pausedByOperator
-        case .paused(let reason):
-            state = .paused(reason: reason)
-        case .backingOff(let until):
-            let wait = clock.now.duration(to: until)
-            state = .backingOff(until: Timestamp(millisecondsSince1970: Timestamp.now().millisecondsSince1970 + wait.inMilliseconds))
-        case .idle:
-            state = .idle
-        }
         observer.report(.destination(DestinationStatus(
             name: destination.name, endpoint: destination.sender.endpointDescription, depth: pending,
-            state: state, consecutiveFailures: machine.failures, lastError: machine.lastError)))
+            state: status(of: reported ?? machine.reported), consecutiveFailures: machine.failures, lastError: machine.lastError)))
+    }
+
+    /// The destination's state as the observer has it: idle (or sending), backing off
+    /// with the wall-clock time of the next try, paused, or offline.
+    public var state: DestinationStatus.State { status(of: machine.reported) }
+
+    private func status(of reported: StateMachine.Reported) -> DestinationStatus.State {
+        switch reported {
+        case .offline:
+            return .offline
+        case .held:
+            return .pausedByOperator
+        case .paused(let reason):
+            return .paused(reason: reason)
+        case .backingOff(let until):
+            let wait = clock.now.duration(to: until)
+            return .backingOff(until: Timestamp(millisecondsSince1970: Timestamp.now().millisecondsSince1970 + wait.inMilliseconds))
+        case .idle:
+            return .idle
+        }
     }
 }
 

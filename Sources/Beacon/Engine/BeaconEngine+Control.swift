@@ -33,7 +33,14 @@ extension BeaconEngine {
                 return .failure(ControlRefusal(reason: "the engine is offline; send 'online' first"))
             }
             await flush()
-            return .success(["flushing": true])
+            // A flush does not cut a backoff short: say which destinations wait, and until when.
+            var waiting: [JSONValue] = []
+            for (index, destination) in destinations.enumerated() {
+                if case .backingOff(let until) = await batchers[index].state {
+                    waiting.append(["name": .string(destination.name), "nextRetryAt": .string(until.iso8601)])
+                }
+            }
+            return .success(["flushing": true, "backingOff": .array(waiting)])
         case .offline:
             setOffline(true)
             return .success(["offline": true])
@@ -74,6 +81,15 @@ extension BeaconEngine {
             } catch {
                 return .failure(ControlRefusal(reason: error.description))
             }
+        case .retryNow(let name):
+            do {
+                let names = try await retryNow(destination: name)
+                return .success([
+                    "retried": .array(names.map { .string($0) }), "offline": .bool(settings.current.isOffline),
+                ])
+            } catch {
+                return .failure(ControlRefusal(reason: error.description))
+            }
         case .deadList, .deadShow, .deadRetry, .deadPurge, .deadExport:
             let performed = await DeadLetterCommands.perform(command, on: queue)
             if case .deadRetry = command, case .success(let change) = performed { await flush(after: change) }
@@ -91,7 +107,8 @@ extension BeaconEngine {
 
     /// The `status` result: policy, batch size, offline, depth, dead letters, and each
     /// destination (state, pending, age of the oldest pending event in seconds, last
-    /// success, stalled).
+    /// success, stalled, endpoint, next retry when backing off, consecutive failures, last
+    /// error).
     func controlStatus() async -> JSONValue {
         let current = settings.current
         let depth = queue.depth
@@ -124,6 +141,10 @@ extension BeaconEngine {
                     "oldestPendingAge": age.map { .double(Double($0) / 1000) } ?? .null,
                     "lastSuccessAt": status.lastSuccessAt.map { .string($0.iso8601) } ?? .null,
                     "stalled": .bool(status.isStalled(at: now, threshold: observer.stallThreshold)),
+                    "endpoint": .string(destination.sender.endpointDescription),
+                    "nextRetryAt": status.state.nextRetryAt.map { .string($0.iso8601) } ?? .null,
+                    "consecutiveFailures": .int(status.consecutiveFailures),
+                    "lastError": status.lastError.map { .string($0) } ?? .null,
                 ]
             }),
         ]

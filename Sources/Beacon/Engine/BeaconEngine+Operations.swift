@@ -37,6 +37,19 @@ extension BeaconEngine {
         return chosen.map { destinations[$0].name }
     }
 
+    /// Ends the backoff of one destination (by name), or of every one (`nil`): the batch
+    /// that failed is tried again now, not at its next retry time. Pauses and offline
+    /// stay (``resume(destination:)`` lifts a pause).
+    /// - Returns: the names that were backing off (the others are left as they were).
+    @discardableResult
+    public func retryNow(destination name: String?) async throws(UnknownDestinationError) -> [String] {
+        var ended: [String] = []
+        for index in try choose(name) where await batchers[index].retryNow() {
+            ended.append(destinations[index].name)
+        }
+        return ended
+    }
+
     /// Resumes the batchers at `indices` and forgets their recorded pauses.
     func resume(_ indices: [Int]) async {
         for index in indices { await batchers[index].resume() }

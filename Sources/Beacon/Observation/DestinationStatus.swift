@@ -48,6 +48,12 @@ public struct DestinationStatus: Sendable, Hashable {
             }
         }
 
+        /// When the next try is due, while backing off.
+        public var nextRetryAt: Timestamp? {
+            if case .backingOff(let until) = self { return until }
+            return nil
+        }
+
         /// Who paused it: `operator`, `credentials`, or `nil` when it is not paused.
         public var pausedBy: String? {
             switch self {

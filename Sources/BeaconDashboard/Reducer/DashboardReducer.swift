@@ -86,6 +86,17 @@ public enum DashboardReducer {
                 return []
             }
             return togglePause(state: &state)
+        case "R":
+            if let refusal = refusalOfEngineKeys(state) {
+                state.message = StatusMessage(refusal, severity: .warning)
+                return []
+            }
+            guard let name = state.selectedDestinationName else {
+                state.message = StatusMessage("no destination to retry yet", severity: .warning)
+                return []
+            }
+            state.message = StatusMessage("retry now: ending \(name)'s backoff")
+            return [.retryNow(destination: name)]
         default:
             break
         }

@@ -13,6 +13,7 @@ extension Renderer {
             ("r", "generator rate: off, 10/s, 100/s, 1000/s"),
             ("c", "collector faults: none, flaky, down, slow"),
             ("P", "pause / resume the selected destination"),
+            ("R", "retry the selected destination now (ends its backoff)"),
             ("Tab", "select the next destination"),
             ("d", "dead letters: ↑↓ select, r retry, R all,"),
             ("", "x purge, X all (asks y), d/Esc close"),
@@ -25,10 +26,10 @@ extension Renderer {
         if isMonitor {
             lines = [
                 ("d", "dead letters: ↑↓ select, d/Esc close"), ("Tab", "select the next destination"), ("? Esc", "close this help"),
-                ("q", "quit"), ("", "read-only monitor: f p o + - P r R x X"), ("", "need a serving engine on this store"),
+                ("q", "quit"), ("", "read-only monitor: f p o + - P R r x X"), ("", "need a serving engine on this store"),
             ]
         } else if isAttached {
-            lines = lines.filter { ["f", "p", "o", "+ -", "P", "Tab", "d", "", "? Esc"].contains($0.0) } + [
+            lines = lines.filter { ["f", "p", "o", "+ -", "P", "R", "Tab", "d", "", "? Esc"].contains($0.0) } + [
                 ("q", "quit (the engine keeps running)"), ("", "attached: keys act on the engine serving the store"),
             ]
         }

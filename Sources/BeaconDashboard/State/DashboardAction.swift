@@ -24,6 +24,8 @@ public enum DashboardAction: Sendable, Hashable {
     case pause(destination: String)
     /// Resume this destination and drain what waited.
     case resume(destination: String)
+    /// End this destination's backoff: its failed batch is tried again now.
+    case retryNow(destination: String)
     /// Send these dead letters back into the queue.
     case retryDeadLetters(DeadLetterSelection)
     /// Delete these dead letters.

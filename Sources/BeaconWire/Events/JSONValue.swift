@@ -22,6 +22,12 @@ extension JSONValue {
         return nil
     }
 
+    /// The elements inside an `.array`, or `nil`.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
+
     /// The string inside a `.string`, or `nil`.
     public var stringValue: String? {
         if case .string(let value) = self { return value }

@@ -10,9 +10,12 @@ struct CtlCommand: AsyncParsableCommand {
         abstract: "Command the running engine that serves a store (through its control socket).",
         discussion: """
             Verbs: status, flush, offline, online, policy TEXT, batch-size N \
-            (1...10000), pause [DEST], resume [DEST]. pause stops sending to one destination \
+            (1...10000), pause [DEST], resume [DEST], retry-now [DEST]. pause stops sending to one destination \
             (every one without DEST); its events stay queued. resume lifts that pause (and a \
-            pause for refused credentials) and drains what waited. The engine serving FILE \
+            pause for refused credentials) and drains what waited. retry-now [DEST] ends a \
+            backoff at once: the failed batch is tried again now, not at its next retry time \
+            (flush does not cut a backoff short; it names the destinations still backing \
+            off). The engine serving FILE \
             listens on FILE.control (mode 0600; only its own user or root may command it). \
             watch prints the status as JSON at once and then every --interval-ms, one line each, \
             until --count lines or until interrupted. \
@@ -25,16 +28,17 @@ struct CtlCommand: AsyncParsableCommand {
     /// The verbs, and what argument each takes.
     static let verbs: [(name: String, takes: Takes)] = [
         ("status", .nothing), ("flush", .nothing), ("offline", .nothing), ("online", .nothing), ("policy", .required),
-        ("batch-size", .required), ("pause", .optional), ("resume", .optional), ("watch", .nothing),
+        ("batch-size", .required), ("pause", .optional), ("resume", .optional), ("retry-now", .optional),
+        ("watch", .nothing),
     ]
 
     @Option(help: "The store whose engine to command (an SQLite file).")
     var db: String
 
-    @Argument(help: "What to do: status, flush, offline, online, policy, batch-size, pause, resume, watch.")
+    @Argument(help: "What to do: status, flush, offline, online, policy, batch-size, pause, resume, retry-now, watch.")
     var verb: String
 
-    @Argument(help: "The argument of policy (TEXT, e.g. 'count 7'), batch-size (N), or pause/resume (a destination's name).")
+    @Argument(help: "The argument of policy (TEXT, e.g. 'count 7'), batch-size (N), or pause/resume/retry-now (a destination's name).")
     var argument: String?
 
     @Option(parsing: .unconditional, help: "Milliseconds to wait for the engine's answer (1...600000).")
@@ -49,7 +53,9 @@ struct CtlCommand: AsyncParsableCommand {
     @Flag(help: """
         Print the engine's answer as JSON. With status: policy, batchSize, offline, depth, deadLetters, destinations \
         with name, state, paused, pausedBy, pending, oldestPendingAge in seconds, lastSuccessAt, stalled; commands. \
-        With pause: paused, recorded (false when the store could not record the pause) and a warning. watch always prints JSON.
+        With pause: paused, recorded (false when the store could not record the pause) and a warning. With retry-now: \
+        retried (the destinations whose backoff ended), offline. With flush: backingOff (name, nextRetryAt). \
+        watch always prints JSON.
         """)
     var json = false
 
@@ -78,9 +84,13 @@ struct CtlCommand: AsyncParsableCommand {
         case "online": return .online
         case "watch": return .watch(intervalMilliseconds: intervalMs)
         case "policy": return .policy(argument ?? "")
-        case "pause", "resume":
+        case "pause", "resume", "retry-now":
             if let argument, let problem = ControlProtocol.problem(withName: argument) { throw ValidationError(problem) }
-            return verb == "pause" ? .pause(destination: argument) : .resume(destination: argument)
+            switch verb {
+            case "pause": return .pause(destination: argument)
+            case "resume": return .resume(destination: argument)
+            default: return .retryNow(destination: argument)
+            }
         default:
             guard let text = argument, let size = Int(text) else {
                 throw ValidationError("batch-size needs a whole number, not '\(argument ?? "")'")
@@ -103,6 +113,10 @@ struct CtlCommand: AsyncParsableCommand {
                 Output.json(result.jsonString)
             } else if verb == "status" {
                 Self.printStatus(result)
+            } else if verb == "retry-now" {
+                Self.printRetryNow(result, destination: argument)
+            } else if verb == "flush" {
+                Self.printFlush(result)
             } else if case .array(let names)? = result[verb == "pause" ? "paused" : "resumed"] {
                 let list = names.compactMap(\.stringValue).joined(separator: ", ")
                 let offline = verb == "resume" && result["offline"] == .bool(true) ? " (the engine is offline: sending waits for 'online')" : ""
@@ -140,6 +154,23 @@ struct CtlCommand: AsyncParsableCommand {
         }
         if let refusal { throw CLIError.runtime("the engine refused 'watch': \(refusal)") }
         if printed == 0 { throw CLIError.runtime("the engine at \(client.socketPath) closed the connection without answering") }
+    }
+
+    static func printRetryNow(_ result: JSONValue, destination: String?) {
+        let names = result["retried"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let offline = result["offline"] == .bool(true) ? " (the engine is offline: sending waits for 'online')" : ""
+        if names.isEmpty {
+            Output.line("retry-now: \(destination.map { "'\($0)' is not" } ?? "no destination is") backing off; nothing to retry")
+        } else {
+            Output.line("retry-now: retrying \(names.joined(separator: ", ")) now\(offline)")
+        }
+    }
+
+    static func printFlush(_ result: JSONValue) {
+        let waiting = result["backingOff"]?.arrayValue ?? []
+        guard !waiting.isEmpty else { return Output.line("flush: applied") }
+        let list = waiting.map { "\($0["name"]?.stringValue ?? "?") until \($0["nextRetryAt"]?.stringValue ?? "?")" }
+        Output.line("flush: applied; backing off (flush waits for it; 'retry-now' ends it): \(list.joined(separator: ", "))")
     }
 
     static func printStatus(_ result: JSONValue) {

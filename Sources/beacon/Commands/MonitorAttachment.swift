@@ -60,6 +60,7 @@ final class MonitorAttachment: Sendable {
         case .setBatchSize(let size): command = .batchSize(size)
         case .pause(let name): command = .pause(destination: name)
         case .resume(let name): command = .resume(destination: name)
+        case .retryNow(let name): command = .retryNow(destination: name)
         case .retryDeadLetters(let selection): command = .deadRetry(selection)
         case .purgeDeadLetters(let selection): command = .deadPurge(selection)
         default: return  // the reducer sends no demo action when attached
@@ -93,6 +94,19 @@ final class MonitorAttachment: Sendable {
                 } else if destination["pausedBy"] == .string("credentials") {
                     let text = destination["state"]?.stringValue ?? "credentials refused"
                     attached.destinations[index].state = .paused(reason: text.hasPrefix("paused: ") ? String(text.dropFirst(8)) : text)
+                } else if let next = destination["nextRetryAt"]?.stringValue.flatMap(Timestamp.init(iso8601:)) {
+                    // The store cannot know a backoff: only the engine does.
+                    attached.destinations[index].state = .backingOff(until: next)
+                } else if destination["state"] == .string("sending") {
+                    attached.destinations[index].state = .sending
+                } else if destination["state"] == .string("offline") {
+                    attached.destinations[index].state = .offline
+                }
+                if let failures = destination["consecutiveFailures"]?.intValue, failures >= 0 {
+                    attached.destinations[index].consecutiveFailures = failures
+                }
+                if let error = destination["lastError"]?.stringValue {
+                    attached.destinations[index].lastError = PrintableText.line(error)
                 }
                 attached.destinations[index].stalled = destination["stalled"] == .bool(true)
             }

@@ -51,6 +51,8 @@ struct DemoControls: Sendable {
             do { try await engine.pause(destination: name) } catch { logger.warning("cannot pause", metadata: ["error": "\(error)"]) }
         case .resume(let name):
             do { try await engine.resume(destination: name) } catch { logger.warning("cannot resume", metadata: ["error": "\(error)"]) }
+        case .retryNow(let name):
+            do { try await engine.retryNow(destination: name) } catch { logger.warning("cannot retry now", metadata: ["error": "\(error)"]) }
         case .retryDeadLetters(let selection):
             do {
                 _ = try await engine.retryDeadLetters(selection)

@@ -3,7 +3,7 @@ import BeaconWire
 extension ControlCommand {
     /// The commands a request may name.
     static let known = [
-        "status", "flush", "offline", "online", "policy", "batch-size", "pause", "resume", "dead-list", "dead-show", "dead-retry",
+        "status", "flush", "offline", "online", "policy", "batch-size", "pause", "resume", "retry-now", "dead-list", "dead-show", "dead-retry",
         "dead-purge", "dead-export", "watch",
     ]
 
@@ -29,7 +29,7 @@ extension ControlCommand {
         case "batch-size":
             guard case .int(let size)? = argument else { return .failure(ControlRefusal(reason: "\"batch-size\" needs an integer argument")) }
             return .success(.batchSize(size))
-        case "pause", "resume":
+        case "pause", "resume", "retry-now":
             var destination: String?
             if let argument {
                 guard let text = argument.stringValue else {
@@ -38,7 +38,11 @@ extension ControlCommand {
                 if let problem = ControlProtocol.problem(withName: text) { return .failure(ControlRefusal(reason: problem)) }
                 destination = text
             }
-            return .success(name == "pause" ? .pause(destination: destination) : .resume(destination: destination))
+            switch name {
+            case "pause": return .success(.pause(destination: destination))
+            case "resume": return .success(.resume(destination: destination))
+            default: return .success(.retryNow(destination: destination))
+            }
         case "dead-list":
             return limit(argument, of: name, default: ControlProtocol.deadLetterPage.upperBound).map { .deadList(limit: $0) }
         case "dead-show":

@@ -19,6 +19,9 @@ public enum ControlCommand: Sendable, Hashable {
     /// Resume one destination, or every one (`nil`): lifts an operator's pause and a pause
     /// for refused credentials, and drains what waited.
     case resume(destination: String?)
+    /// End the backoff of one destination, or of every one (`nil`): the failed batch is
+    /// tried again now. Pauses and offline stay.
+    case retryNow(destination: String?)
     /// Dead letters, newest first, at most `limit` (within ``ControlProtocol/deadLetterPage``),
     /// each with a payload preview.
     case deadList(limit: Int)
@@ -46,6 +49,7 @@ public enum ControlCommand: Sendable, Hashable {
         case .batchSize: return "batch-size"
         case .pause: return "pause"
         case .resume: return "resume"
+        case .retryNow: return "retry-now"
         case .deadList: return "dead-list"
         case .deadShow: return "dead-show"
         case .deadRetry: return "dead-retry"
@@ -60,7 +64,7 @@ public enum ControlCommand: Sendable, Hashable {
         switch self {
         case .policy(let text): return .string(text)
         case .batchSize(let size): return .int(size)
-        case .pause(let destination), .resume(let destination): return destination.map { .string($0) }
+        case .pause(let destination), .resume(let destination), .retryNow(let destination): return destination.map { .string($0) }
         case .deadList(let limit): return ["limit": .int(limit)]
         case .deadShow(let id): return .int(Int(id))
         case .deadRetry(let selection), .deadPurge(let selection):
@@ -78,7 +82,7 @@ public enum ControlCommand: Sendable, Hashable {
     public var isRead: Bool {
         switch self {
         case .status, .deadList, .deadShow, .deadExport, .watch: return true
-        case .flush, .offline, .online, .policy, .batchSize, .pause, .resume, .deadRetry, .deadPurge: return false
+        case .flush, .offline, .online, .policy, .batchSize, .pause, .resume, .retryNow, .deadRetry, .deadPurge: return false
         }
     }
 }

@@ -78,7 +78,7 @@ public final class ControlServer: Service, Sendable {
     ) async throws(ControlServerError) -> ControlServer {
         switch ControlSocket.probe(path) {
         case .nothing: break
-        case .stale, .live where lock != nil:
+        case .stale, .live where lock != nil:  // `where` guards `.live` only: a stale socket is always replaced
             logger.notice("replacing a stale control socket left by an engine that is gone", metadata: ["path": "\(path)"])
             unlink(path)
         case .live:

@@ -30,7 +30,7 @@ public enum DeadLetterCommands {
                 return answer(try await queue.retryDeadLetters(selection), verb: "retried")
             case .deadPurge(let selection):
                 return answer(try await queue.purgeDeadLetters(selection), verb: "purged")
-            case .deadList, .deadShow, .deadExport, .status, .flush, .offline, .online, .policy, .batchSize, .pause, .resume, .watch:
+            case .deadList, .deadShow, .deadExport, .status, .flush, .offline, .online, .policy, .batchSize, .pause, .resume, .retryNow, .watch:
                 return .failure(ControlRefusal(reason: "\(command.name) is not a dead-letter command"))
             }
         } catch {
@@ -53,7 +53,7 @@ public enum DeadLetterCommands {
                 return .success(.json(letter.fullJSON))
             case .deadExport(let after, let limit):
                 return .success(.json(try await exportPage(source, after: after, limit: limit)))
-            case .deadRetry, .deadPurge, .status, .flush, .offline, .online, .policy, .batchSize, .pause, .resume, .watch:
+            case .deadRetry, .deadPurge, .status, .flush, .offline, .online, .policy, .batchSize, .pause, .resume, .retryNow, .watch:
                 return nil
             }
         } catch {
