@@ -1,4 +1,4 @@
-import BeaconCollector
+@testable import BeaconCollector
 import BeaconTesting
 import Hummingbird
 import HummingbirdTesting
@@ -25,6 +25,21 @@ struct CollectorMetricsTests {
             #expect(lines.contains(#"beacon_collector_events_rejected_total{reason="missing_identity"} 1"#))
             #expect(lines.contains(#"beacon_collector_requests_total{route="/v1/batch",status="400"} 2"#))
             #expect(collector.metricsText().contains("beacon_collector_request_duration_seconds_bucket"))
+            #expect(lines.contains(#"beacon_collector_errors_total{code="missing_identity"} 1"#) || lines.contains(#"beacon_collector_errors_total{code="invalid_events"} 1"#), "\(lines.filter { $0.contains("errors_total") })")
+            #expect(lines.contains("# HELP beacon_collector_events_received_total Events in well-formed ingest requests."))
+            let types = lines.filter { $0.hasPrefix("# TYPE ") }.map { $0.split(separator: " ")[2] }
+            let helps = lines.filter { $0.hasPrefix("# HELP ") }.map { $0.split(separator: " ")[2] }
+            #expect(!types.isEmpty && Set(types) == Set(helps), "every metric has a # HELP")
         }
+    }
+
+    @Test("# HELP goes right before each # TYPE, escaped; a metric nobody described is named as such")
+    func helpLines() {
+        let text = "# TYPE a_total counter\na_total 1\n# TYPE b gauge\nb{x=\"1\"} 2.0\n"
+        let described = PrometheusHelp.insert(["a_total": "A \\ with\nnewline."], into: text)
+        #expect(described == "# HELP a_total A \\\\ with\\nnewline.\n# TYPE a_total counter\na_total 1\n"
+            + "# HELP b b (no description)\n# TYPE b gauge\nb{x=\"1\"} 2.0\n")
+        #expect(PrometheusHelp.insert([:], into: "").isEmpty)
+        #expect(PrometheusHelp.insert([:], into: "x 1") == "x 1\n", "a text without a final newline gets one")
     }
 }

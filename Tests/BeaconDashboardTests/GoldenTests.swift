@@ -61,6 +61,18 @@ import Testing
         try expectGolden("storage-problem-80x24", Fixtures.storageProblem(), Fixtures.demoState(), 80, 24)
     }
 
+    /// A queue at its event bound: a banner where the storage fault line goes.
+    @Test func queueFull() throws {
+        var snapshot = Fixtures.steady()
+        snapshot.depth = 1_000_000
+        snapshot.queuedBytes = 243_000_000
+        snapshot.queueBounds = QueueBounds(maxEvents: 1_000_000, maxBytes: 512 << 20)
+        #expect(snapshot.isQueueFull)
+        try expectGolden("queue-full-80x24", snapshot, Fixtures.demoState(), 80, 24)
+        snapshot.depth = 999_999
+        #expect(!snapshot.isQueueFull, "one event short of the bound is not full")
+    }
+
     @Test func twoDestinations() throws {
         try expectGolden("two-destinations-100x30", Fixtures.twoDestinations(), Fixtures.demoState(), 100, 30)
     }

@@ -47,6 +47,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     private var machine: StateMachine
     private var timer: Task<Void, Never>?
     private var timerDeadline: C.Instant?
+    /// The wall-clock time of the current backoff's end, as first reported.
+    private var backoffWallTime: (until: C.Instant, wall: Timestamp)?
     /// Set by every switch to offline, even one undone before the loop looked: coming
     /// back online always drains the backlog.
     private let wentOffline = Flag()
@@ -697,8 +699,12 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         case .paused(let reason):
             return .paused(reason: reason)
         case .backingOff(let until):
+            // Converted once per backoff: every report of it names the same wall-clock time.
+            if let known = backoffWallTime, known.until == until { return .backingOff(until: known.wall) }
             let wait = clock.now.duration(to: until)
-            return .backingOff(until: Timestamp(millisecondsSince1970: Timestamp.now().millisecondsSince1970 + wait.inMilliseconds))
+            let wall = Timestamp(millisecondsSince1970: Timestamp.now().millisecondsSince1970 + wait.inMilliseconds)
+            backoffWallTime = (until, wall)
+            return .backingOff(until: wall)
         case .idle:
             return .idle
         }

@@ -126,6 +126,7 @@ extension BeaconEngine {
             "deadLettersRetried": .int(depth.totals.deadLettersRetried),
             "deadLettersPurged": .int(depth.totals.deadLettersPurged),
             "store": .string(queue.location),
+            "queue": queueStatus(depth),
             "destinations": .array(destinations.map { destination in
                 var status = known[destination.name]
                     ?? DestinationStatus(name: destination.name, endpoint: destination.sender.endpointDescription, depth: 0, state: .idle)
@@ -147,6 +148,19 @@ extension BeaconEngine {
                     "lastError": status.lastError.map { .string($0) } ?? .null,
                 ]
             }),
+        ]
+    }
+
+    /// The queue's counts against its bounds: `events` (committed and buffered), `bytes`,
+    /// `maxEvents`, `maxBytes` (null when unbounded) and `full` (``QueueBounds/isFull(_:)``).
+    private func queueStatus(_ depth: QueueDepth) -> JSONValue {
+        let bounds = queue.bounds
+        return [
+            "events": .int(depth.events.addingReportingOverflow(depth.buffered).partialValue),
+            "bytes": .int(depth.bytes),
+            "maxEvents": bounds.map { .int($0.maxEvents) } ?? .null,
+            "maxBytes": bounds.map { .int($0.maxBytes) } ?? .null,
+            "full": .bool(bounds?.isFull(depth) ?? false),
         ]
     }
 

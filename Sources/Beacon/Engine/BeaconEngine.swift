@@ -71,7 +71,7 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
             settings: settings, depth: queue.depth, storePath: queue.location,
             endpoint: endpoint, depthProvider: { queue.depth }, sleep: observerSleep,
             oldestPendingProvider: { await facts.current()?.oldestPending },
-            deadLettersProvider: { await facts.current()?.deadLetters }, wallClock: wallClock)
+            deadLettersProvider: { await facts.current()?.deadLetters }, wallClock: wallClock, queueBounds: queue.bounds)
         self.queue = queue
         self.settings = store
         self.observer = observer

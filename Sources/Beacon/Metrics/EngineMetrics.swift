@@ -20,6 +20,16 @@ import Synchronization
 /// | `beacon_engine_dead_lettered_events_total` | counter | events refused for good (dead letters) |
 /// | `beacon_engine_dropped_events_total` | counter | events the overflow policy dropped before delivery |
 /// | `beacon_engine_batch_duration_seconds` | timer | time of each delivered batch's send |
+/// | `beacon_engine_destination_state` | gauge | 1 for the state the destination is in, 0 for the others (dimension `state`: ``stateNames``) |
+/// | `beacon_engine_stalled` | gauge | 1 while events wait over a minute and nothing was delivered in a minute (never when paused on purpose or offline) |
+/// | `beacon_engine_consecutive_failures` | gauge | failed sends in a row |
+/// | `beacon_engine_last_success_timestamp_seconds` | gauge | when a batch was last delivered (absent until one is) |
+///
+/// And without dimensions: `beacon_engine_queue_events`, `beacon_engine_queue_bytes`,
+/// `beacon_engine_queue_capacity_events`, `beacon_engine_queue_capacity_bytes`,
+/// `beacon_engine_queue_full` (1 when a bound is reached, ``QueueBounds/isFull(_:)``),
+/// `beacon_engine_dead_letters` (held now) and `beacon_engine_offline`. ``help`` has each
+/// one's description.
 ///
 /// Counters count from the reporter's start. Turn it on with one line, next to the engine:
 ///
@@ -33,6 +43,8 @@ public final class EngineMetrics: Service, Sendable {
     private let observer: TrackingObserver
     private let queue: any EventQueue
     private let instruments: [String: Instruments]
+    private let queueGauges: QueueGauges
+    private let factory: any MetricsFactory
     private let state: Mutex<State>
     private let logger: Logger
 
@@ -45,13 +57,68 @@ public final class EngineMetrics: Service, Sendable {
         let deadLettered: Counter
         let dropped: Counter
         let latency: CoreMetrics.Timer
+        /// By ``EngineMetrics/stateNames``.
+        let states: [String: Gauge]
+        let stalled: Gauge
+        let failures: Gauge
     }
+
+    /// The queue's gauges, without dimensions.
+    private struct QueueGauges: Sendable {
+        let events: Gauge
+        let bytes: Gauge
+        let capacityEvents: Gauge
+        let capacityBytes: Gauge
+        let full: Gauge
+        let deadLetters: Gauge
+        let offline: Gauge
+    }
+
+    /// The values of `beacon_engine_destination_state`'s `state` dimension.
+    public static let stateNames = ["idle", "sending", "backing_off", "paused_operator", "paused_credentials", "offline"]
+
+    /// A destination state's name in ``stateNames``.
+    static func stateName(_ state: DestinationStatus.State) -> String {
+        switch state {
+        case .idle: return "idle"
+        case .sending: return "sending"
+        case .backingOff: return "backing_off"
+        case .pausedByOperator: return "paused_operator"
+        case .paused: return "paused_credentials"
+        case .offline: return "offline"
+        }
+    }
+
+    /// The `# HELP` text of every instrument, by full name (for an exporter that takes it,
+    /// such as `beacon agent`'s `/metrics`).
+    public static let help: [String: String] = [
+        "beacon_engine_pending_events": "Events queued that the destination is not done with.",
+        "beacon_engine_oldest_pending_age_seconds": "How long the oldest event the destination is not done with has waited (0 when none or unknown).",
+        "beacon_engine_delivered_events_total": "Events delivered to the destination.",
+        "beacon_engine_retried_batches_total": "Sends to the destination that failed and will be retried.",
+        "beacon_engine_dead_lettered_events_total": "Events the destination refused for good (moved to dead letters).",
+        "beacon_engine_dropped_events_total": "Events the queue's overflow policy dropped before the destination had them.",
+        "beacon_engine_batch_duration_seconds": "Time of each delivered batch's send.",
+        "beacon_engine_destination_state": "1 for the state the destination is in (idle, sending, backing_off, paused_operator, paused_credentials, offline), 0 for the others.",
+        "beacon_engine_stalled": "1 while the destination's oldest event has waited over a minute and nothing was delivered in a minute (never when paused on purpose or offline).",
+        "beacon_engine_consecutive_failures": "Failed sends in a row to the destination.",
+        "beacon_engine_last_success_timestamp_seconds": "When a batch was last delivered to the destination (Unix time; absent until one is).",
+        "beacon_engine_queue_events": "Events in the queue (committed and in the memory buffer).",
+        "beacon_engine_queue_bytes": "Bytes of event JSON in the queue.",
+        "beacon_engine_queue_capacity_events": "Events the queue holds at most (--max-queue-events).",
+        "beacon_engine_queue_capacity_bytes": "Bytes of event JSON the queue holds at most (--max-queue-bytes).",
+        "beacon_engine_queue_full": "1 while the queue is at a bound: new events push the oldest out (the agent's ingest refuses them).",
+        "beacon_engine_dead_letters": "Dead letters held in the store now.",
+        "beacon_engine_offline": "1 while the engine is offline (sends nothing).",
+    ]
 
     private struct State {
         /// Each destination's counters as last reported.
         var counted: [String: DestinationDepth]
         /// Ids of the batch records already counted (those in the last snapshot's history).
         var seenBatches: Set<Int64> = []
+        /// `beacon_engine_last_success_timestamp_seconds`, made once a success is known.
+        var lastSuccess: [String: Gauge] = [:]
     }
 
     /// A reporter for the destinations named `destinations`, recording through `factory`.
@@ -65,6 +132,7 @@ public final class EngineMetrics: Service, Sendable {
         self.observer = observer
         self.queue = queue
         self.logger = logger
+        self.factory = factory
         var instruments: [String: Instruments] = [:]
         for name in destinations {
             let dimensions = [("destination", name)]
@@ -76,9 +144,19 @@ public final class EngineMetrics: Service, Sendable {
                 retried: Counter(label: label("retried_batches_total"), dimensions: dimensions, factory: factory),
                 deadLettered: Counter(label: label("dead_lettered_events_total"), dimensions: dimensions, factory: factory),
                 dropped: Counter(label: label("dropped_events_total"), dimensions: dimensions, factory: factory),
-                latency: CoreMetrics.Timer(label: label("batch_duration_seconds"), dimensions: dimensions, factory: factory))
+                latency: CoreMetrics.Timer(label: label("batch_duration_seconds"), dimensions: dimensions, factory: factory),
+                states: Dictionary(uniqueKeysWithValues: Self.stateNames.map { state in
+                    (state, Gauge(label: label("destination_state"), dimensions: dimensions + [("state", state)], factory: factory))
+                }),
+                stalled: Gauge(label: label("stalled"), dimensions: dimensions, factory: factory),
+                failures: Gauge(label: label("consecutive_failures"), dimensions: dimensions, factory: factory))
         }
         self.instruments = instruments
+        func gauge(_ name: String) -> Gauge { Gauge(label: "\(Self.prefix)_\(name)", factory: factory) }
+        queueGauges = QueueGauges(
+            events: gauge("queue_events"), bytes: gauge("queue_bytes"), capacityEvents: gauge("queue_capacity_events"),
+            capacityBytes: gauge("queue_capacity_bytes"), full: gauge("queue_full"), deadLetters: gauge("dead_letters"),
+            offline: gauge("offline"))
         let depth = queue.depth
         state = Mutex(State(counted: Dictionary(uniqueKeysWithValues: destinations.map { name in
             (name, depth.destinations[name] ?? DestinationDepth(pending: depth.events))
@@ -130,6 +208,43 @@ public final class EngineMetrics: Service, Sendable {
             }
         }
         reportAges(snapshot)
+        reportStates(snapshot)
+        reportQueue(depth, offline: snapshot.isOffline)
+    }
+
+    /// Sets each destination's state, stalled and failure gauges, and its last success
+    /// once one is known.
+    private func reportStates(_ snapshot: EngineSnapshot) {
+        for destination in snapshot.destinations {
+            guard let instrument = instruments[destination.name] else { continue }
+            let current = Self.stateName(destination.state)
+            for (name, gauge) in instrument.states { gauge.record(name == current ? 1 : 0) }
+            instrument.stalled.record(destination.stalled ? 1 : 0)
+            instrument.failures.record(destination.consecutiveFailures)
+            guard let success = destination.lastSuccessAt else { continue }
+            let gauge = state.withLock { state in
+                if let gauge = state.lastSuccess[destination.name] { return gauge }
+                let gauge = Gauge(
+                    label: "\(Self.prefix)_last_success_timestamp_seconds", dimensions: [("destination", destination.name)],
+                    factory: factory)
+                state.lastSuccess[destination.name] = gauge
+                return gauge
+            }
+            gauge.record(Double(success.millisecondsSince1970) / 1000)
+        }
+    }
+
+    /// Sets the queue's gauges from its counts and bounds.
+    private func reportQueue(_ depth: QueueDepth, offline: Bool) {
+        queueGauges.events.record(depth.events.addingReportingOverflow(depth.buffered).partialValue)
+        queueGauges.bytes.record(depth.bytes)
+        queueGauges.deadLetters.record(depth.deadLetters)
+        queueGauges.offline.record(offline ? 1 : 0)
+        if let bounds = queue.bounds {
+            queueGauges.capacityEvents.record(bounds.maxEvents)
+            queueGauges.capacityBytes.record(bounds.maxBytes)
+            queueGauges.full.record(bounds.isFull(depth) ? 1 : 0)
+        }
     }
 
     /// Sets the oldest-pending-age gauges from the snapshot (the observer reads the ages

@@ -31,6 +31,8 @@ public struct EngineSnapshot: Sendable, Hashable {
     public var depth: Int
     /// Bytes of event JSON queued.
     public var queuedBytes: Int
+    /// How much the queue may hold (`nil`: not known, as for a store another process serves).
+    public var queueBounds: QueueBounds? = nil
     /// Dead letters in the store now (not yet retried or purged).
     public var deadLetters: Int
     /// The newest dead letters, newest first (at most ``DeadLetterSummary/snapshotLimit``).
@@ -141,5 +143,13 @@ public struct EngineSnapshot: Sendable, Hashable {
         self.storageProblem = storageProblem
         self.lastError = lastError
         self.remoteConfig = remoteConfig
+    }
+}
+
+extension EngineSnapshot {
+    /// Whether the queue is at a bound (``QueueBounds/isFull(_:)``): new events push the
+    /// oldest out. `false` when the bounds are not known.
+    public var isQueueFull: Bool {
+        queueBounds?.isFull(events: depth, buffered: buffered, bytes: queuedBytes) ?? false
     }
 }

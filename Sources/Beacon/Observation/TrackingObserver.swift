@@ -59,6 +59,7 @@ public actor TrackingObserver {
     ///     ``DeadLetterSummary/snapshotLimit``); asked on every tick (`nil`: unknown now).
     ///   - wallClock: the time snapshots are taken at, ages and stalls measured against.
     ///   - stallThreshold: see ``DestinationStatus/isStalled(at:threshold:)``.
+    ///   - queueBounds: how much the queue may hold, for ``EngineSnapshot/isQueueFull``.
     public init(
         settings: EngineSettings, depth: QueueDepth, storePath: String, endpoint: String,
         depthProvider: (@Sendable () -> QueueDepth)? = nil,
@@ -67,7 +68,7 @@ public actor TrackingObserver {
         oldestPendingProvider: (@Sendable () async -> [String: Timestamp]?)? = nil,
         deadLettersProvider: (@Sendable () async -> [DeadLetterSummary]?)? = nil,
         wallClock: @escaping @Sendable () -> Timestamp = { .now() },
-        stallThreshold: Duration = DestinationStatus.stallThreshold
+        stallThreshold: Duration = DestinationStatus.stallThreshold, queueBounds: QueueBounds? = nil
     ) {
         self.oldestPendingProvider = oldestPendingProvider
         self.deadLettersProvider = deadLettersProvider
@@ -84,6 +85,7 @@ public actor TrackingObserver {
         current = EngineSnapshot(
             time: wallClock(), isOffline: settings.isOffline, policy: settings.policy, batchSize: settings.batchSize,
             maxBatchBytes: settings.maxBatchBytes, endpoint: endpoint, storePath: storePath)
+        current.queueBounds = queueBounds
         Self.apply(depth, base: depth.totals, to: &current)
     }
 

@@ -64,6 +64,9 @@ public protocol EventQueue: AnyObject, DeadLetterReading {
     /// Current counts (cheap; no I/O).
     var depth: QueueDepth { get }
 
+    /// How much the queue may hold (`nil`: unbounded, or not known).
+    var bounds: QueueBounds? { get }
+
     /// A new batch id, greater than any in the store's history.
     func makeBatchID() -> Int64
 
@@ -138,6 +141,8 @@ extension EventQueue {
     public func recordPause(_ paused: Bool, destination: String) async throws(StorageError) {}
 
     public func pausedDestinations() async throws(StorageError) -> Set<String> { [] }
+
+    public var bounds: QueueBounds? { nil }
 
     /// Queues that no other process writes: nothing to find.
     public func refreshFromOtherProcesses() async -> Int { 0 }

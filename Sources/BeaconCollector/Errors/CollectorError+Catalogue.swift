@@ -153,6 +153,13 @@ extension CollectorError {
             headers: [("Retry-After", String(retryAfterSeconds))])
     }
 
+    static func queueFull(_ error: StoreFullError) -> CollectorError {
+        CollectorError(
+            status: 503, code: "queue_full",
+            message: "The queue is full (\(error.reason)); nothing was stored, retry after \(error.retryAfterSeconds) s.",
+            headers: [("Retry-After", String(error.retryAfterSeconds))])
+    }
+
     static func bodyReadFailed() -> CollectorError {
         CollectorError(
             status: 400, code: "body_read_failed",

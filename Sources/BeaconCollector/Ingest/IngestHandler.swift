@@ -126,6 +126,9 @@ struct IngestHandler: Sendable {
         let result: StoreInsertResult
         do {
             result = try await core.store.insert(batch)
+        } catch let error as StoreFullError {
+            core.logger.warning("the queue is full: a batch was refused", metadata: ["reason": "\(error)", "events": "\(count)"])
+            throw CollectorError.queueFull(error)
         } catch let error as StoreUnavailableError {
             core.logger.warning("the store cannot take a batch now", metadata: ["error": "\(error)", "events": "\(count)"])
             throw CollectorError.storeUnavailable(retryAfterSeconds: error.retryAfterSeconds)

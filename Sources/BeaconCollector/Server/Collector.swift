@@ -210,6 +210,12 @@ public final class Collector: Service, Sendable {
         core.metrics.prometheusText()
     }
 
+    /// Gives the `# HELP` text, by full name, of metrics recorded through
+    /// ``metricsFactory`` by others (`beacon agent`'s engine metrics).
+    public func describeMetrics(_ help: [String: String]) {
+        core.metrics.describe(help)
+    }
+
     /// A swift-metrics factory over this collector's own Prometheus registry: what is
     /// recorded through it is served at `GET /metrics` with the collector's metrics
     /// (`beacon agent` serves its engine's metrics this way).

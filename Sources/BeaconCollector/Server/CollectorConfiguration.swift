@@ -35,6 +35,16 @@ public struct CollectorConfiguration: Sendable, Hashable {
     /// Whether `/admin/faults` is served (to loopback peers). `beacon agent` turns it off:
     /// a production ingest takes no injected faults.
     public var servesFaultAdmin = true
+    /// The prefix of every metric at `GET /metrics` (default ``defaultMetricsPrefix``);
+    /// `beacon agent` names its ingest's `beacon_agent_ingest`.
+    public var metricsPrefix = CollectorConfiguration.defaultMetricsPrefix
+    /// Whether `/metrics` carries the database's shared totals (`…_store_events`,
+    /// `…_store_batches`, `…_store_up`). `beacon agent` turns it off: its ingest stores into
+    /// the engine's queue, whose depth the engine's own metrics report.
+    public var exportsStoreTotals = true
+
+    /// `beacon_collector`.
+    public static let defaultMetricsPrefix = "beacon_collector"
 
     /// Creates a configuration; every parameter has a default suited to tests and demos.
     public init(

@@ -14,7 +14,7 @@ final class CollectorCore: Sendable {
     let authenticator: WriteKeyAuthenticator
     let store: any CollectorStore
     let stats: StatsRecorder
-    let metrics = CollectorMetrics()
+    let metrics: CollectorMetrics
     /// The store's shared totals, read at most once a second.
     let sharedTotals: SharedTotalsReader
     let logger: Logger
@@ -31,6 +31,7 @@ final class CollectorCore: Sendable {
         stats = StatsRecorder(logCapacity: configuration.requestLogCapacity)
         self.logger = logger
         servesFaultAdmin = configuration.servesFaultAdmin
+        metrics = CollectorMetrics(prefix: configuration.metricsPrefix, exportsStoreTotals: configuration.exportsStoreTotals)
         faults = Mutex(FaultState(plan: configuration.faultPlan, generator: SeededGenerator(seed: configuration.seed)))
     }
 

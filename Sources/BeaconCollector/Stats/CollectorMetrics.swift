@@ -4,31 +4,64 @@ import Synchronization
 
 /// The collector's swift-metrics instruments, backed by its own Prometheus registry (not
 /// the global `MetricsSystem`, so several collectors in one process keep separate counts).
+///
+/// Every instrument is named under one prefix (`beacon_collector`, or `beacon_agent_ingest`
+/// for the agent's ingest) and described by a `# HELP` line: the registry has no help for
+/// instruments made through swift-metrics, so ``prometheusText()`` adds them from
+/// ``help`` and from what ``describe(_:)`` was given.
 final class CollectorMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     /// The factory over ``registry``; instruments made with it are served with the collector's.
     let factory: PrometheusMetricsFactory
+    /// The prefix of every instrument's name.
+    let prefix: String
     private let received: CoreMetrics.Counter
     private let stored: CoreMetrics.Counter
     private let duplicates: CoreMetrics.Counter
     private let faulted: CoreMetrics.Counter
     private let duration: CoreMetrics.Timer
-    private let sharedEvents: CoreMetrics.Gauge
-    private let sharedBatches: CoreMetrics.Gauge
-    private let sharedUp: CoreMetrics.Gauge
+    /// The gauges of the database's shared totals; `nil` when not exported (the agent's
+    /// ingest stores into the engine's queue, whose depth the engine's metrics report).
+    private let shared: (events: CoreMetrics.Gauge, batches: CoreMetrics.Gauge, up: CoreMetrics.Gauge)?
     /// Counters with dimensions, created on first use.
     private let labelled = Mutex<[String: CoreMetrics.Counter]>([:])
+    /// `# HELP` text by metric name, beside the collector's own.
+    private let described = Mutex<[String: String]>([:])
 
-    init() {
+    init(prefix: String = CollectorConfiguration.defaultMetricsPrefix, exportsStoreTotals: Bool = true) {
+        self.prefix = prefix
         factory = PrometheusMetricsFactory(registry: registry)
-        received = CoreMetrics.Counter(label: "beacon_collector_events_received_total", factory: factory)
-        stored = CoreMetrics.Counter(label: "beacon_collector_events_stored_total", factory: factory)
-        duplicates = CoreMetrics.Counter(label: "beacon_collector_events_duplicate_total", factory: factory)
-        faulted = CoreMetrics.Counter(label: "beacon_collector_events_faulted_total", factory: factory)
-        duration = CoreMetrics.Timer(label: "beacon_collector_request_duration_seconds", factory: factory)
-        sharedEvents = CoreMetrics.Gauge(label: "beacon_collector_store_events", factory: factory)
-        sharedBatches = CoreMetrics.Gauge(label: "beacon_collector_store_batches", factory: factory)
-        sharedUp = CoreMetrics.Gauge(label: "beacon_collector_store_up", factory: factory)
+        received = CoreMetrics.Counter(label: prefix + "_events_received_total", factory: factory)
+        stored = CoreMetrics.Counter(label: prefix + "_events_stored_total", factory: factory)
+        duplicates = CoreMetrics.Counter(label: prefix + "_events_duplicate_total", factory: factory)
+        faulted = CoreMetrics.Counter(label: prefix + "_events_faulted_total", factory: factory)
+        duration = CoreMetrics.Timer(label: prefix + "_request_duration_seconds", factory: factory)
+        shared = exportsStoreTotals
+            ? (CoreMetrics.Gauge(label: prefix + "_store_events", factory: factory),
+               CoreMetrics.Gauge(label: prefix + "_store_batches", factory: factory),
+               CoreMetrics.Gauge(label: prefix + "_store_up", factory: factory))
+            : nil
+    }
+
+    /// The `# HELP` text of the collector's instruments, by name without the prefix.
+    static let help: [String: String] = [
+        "_events_received_total": "Events in well-formed ingest requests.",
+        "_events_stored_total": "Events stored (each messageId once).",
+        "_events_duplicate_total": "Events whose messageId was already stored (not stored again).",
+        "_events_faulted_total": "Events answered with an injected fault (fault plan).",
+        "_events_rejected_total": "Invalid events refused, by reason code.",
+        "_request_duration_seconds": "Time to answer a request.",
+        "_requests_total": "Requests answered, by route and HTTP status (reset: the connection was closed unanswered).",
+        "_errors_total": "Requests answered with an error, by the error's code (as in the body's \"code\").",
+        "_store_events": "Events in the whole database (shared by every collector over it).",
+        "_store_batches": "Batches in the whole database (shared by every collector over it).",
+        "_store_up": "1 while the database can be read, 0 while it cannot.",
+    ]
+
+    /// Adds `# HELP` texts for instruments recorded through ``factory`` by others (the
+    /// agent's engine metrics), by full name.
+    func describe(_ help: [String: String]) {
+        described.withLock { $0.merge(help) { _, new in new } }
     }
 
     /// Adds one request's outcome.
@@ -38,29 +71,34 @@ final class CollectorMetrics: Sendable {
         if outcome.duplicates > 0 { duplicates.increment(by: outcome.duplicates) }
         if outcome.faulted > 0 { faulted.increment(by: outcome.faulted) }
         for (code, count) in outcome.rejectedByCode {
-            counter("beacon_collector_events_rejected_total", [("reason", code)]).increment(by: count)
+            counter(prefix + "_events_rejected_total", [("reason", code)]).increment(by: count)
+        }
+        if let code = outcome.errorCode {
+            counter(prefix + "_errors_total", [("code", code)]).increment()
         }
         let status = outcome.status == 0 ? "reset" : String(outcome.status)
-        counter("beacon_collector_requests_total", [("route", Self.routeLabel(outcome.route)), ("status", status)])
+        counter(prefix + "_requests_total", [("route", Self.routeLabel(outcome.route)), ("status", status)])
             .increment()
         duration.recordNanoseconds(Int64(saturating: durationSeconds * 1e9))
     }
 
-    /// Sets the gauges of the store's shared totals (`beacon_collector_store_events`,
-    /// `beacon_collector_store_batches`, and `beacon_collector_store_up`, 0 while the
-    /// database cannot be read). Gauges, not counters: they are the database's, and another
-    /// collector's work moves them too.
+    /// Sets the gauges of the store's shared totals (`…_store_events`, `…_store_batches`,
+    /// and `…_store_up`, 0 while the database cannot be read). Gauges, not counters: they
+    /// are the database's, and another collector's work moves them too.
     func recordShared(_ reading: SharedTotalsReader.Reading) {
+        guard let shared else { return }
         if let totals = reading.totals {
-            sharedEvents.record(Double(totals.events))
-            sharedBatches.record(Double(totals.batches))
+            shared.events.record(Double(totals.events))
+            shared.batches.record(Double(totals.batches))
         }
-        sharedUp.record(reading.problem == nil ? 1 : 0)
+        shared.up.record(reading.problem == nil ? 1 : 0)
     }
 
-    /// All instruments in the Prometheus text exposition format.
+    /// All instruments in the Prometheus text exposition format, each with its `# HELP`.
     func prometheusText() -> String {
-        registry.emitToString()
+        var help = described.withLock { $0 }
+        for (suffix, text) in Self.help { help[prefix + suffix] = text }
+        return PrometheusHelp.insert(help, into: registry.emitToString())
     }
 
     private func counter(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Counter {

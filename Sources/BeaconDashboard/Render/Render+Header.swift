@@ -115,9 +115,19 @@ extension Renderer {
         }
     }
 
+    /// The queue-full line, where the storage fault line goes (a fault comes first).
+    mutating func drawQueueFull(y: Int) {
+        guard snapshot.isQueueFull, let bounds = snapshot.queueBounds else { return }
+        let held = Format.count(snapshot.depth + snapshot.buffered)
+        let text = " QUEUE FULL \(held) of \(Format.count(bounds.maxEvents)) events, \(Format.bytes(snapshot.queuedBytes)) of "
+            + "\(Format.bytes(bounds.maxBytes)): oldest dropped"
+        grid.fill(x: 0, y: y, width: width, style: .error)
+        grid.write(text.elidedRight(toWidth: width - 1), x: 0, y: y, style: .error)
+    }
+
     /// The storage fault line, right under the header.
     mutating func drawStorageProblem(y: Int) {
-        guard let problem = snapshot.storageProblem else { return }
+        guard let problem = snapshot.storageProblem else { return drawQueueFull(y: y) }
         let age = snapshot.time.millisecondsSince1970 - problem.since.millisecondsSince1970
         grid.fill(x: 0, y: y, width: width, style: .error)
         grid.write(" storage problem for \(Format.elapsed(milliseconds: age)): \(problem.description)".elidedRight(toWidth: width - 1),

@@ -65,6 +65,9 @@ struct AgentCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
+    @OptionGroup(title: "Queue bounds")
+    var bounds: QueueBoundsOptions
+
     /// The longest wait for a request's events to be committed before answering 503.
     static let commitTimeout: Duration = .seconds(5)
     /// The bounded drain on SIGTERM or SIGINT.
@@ -112,6 +115,7 @@ struct AgentCommand: AsyncParsableCommand {
         let lock = try StoreLock.take(forStore: db, role: "beacon agent")
         var queueConfiguration = SQLiteEventQueue.Configuration()
         queueConfiguration.durability = durability.durability
+        bounds.apply(to: &queueConfiguration)
         let queue: SQLiteEventQueue
         do {
             queue = try SQLiteEventQueue(path: db, configuration: queueConfiguration, logger: logger("beacon.queue"))
@@ -132,6 +136,8 @@ struct AgentCommand: AsyncParsableCommand {
             tracker: engine.tracker, queue: queue, maxQueuedEvents: queueConfiguration.maxQueuedEvents,
             maxQueuedBytes: queueConfiguration.maxQueuedBytes, commitTimeout: Self.commitTimeout, logger: agentLogger)
         var ingest = CollectorConfiguration(host: host, port: port, writeKeys: Set(writeKeys))
+        ingest.metricsPrefix = "beacon_agent_ingest"
+        ingest.exportsStoreTotals = false  // the engine's metrics report the queue
         ingest.limits.maxConnections = DescriptorLimit.connectionCap(ingest.limits.maxConnections, logger: agentLogger)
         ingest.servesFaultAdmin = false
         if writeKeys.isEmpty && !Self.isLoopback(host) {
@@ -146,6 +152,7 @@ struct AgentCommand: AsyncParsableCommand {
             throw CLIError.runtime("cannot prepare the agent's ingest: \(error)")
         }
         let metrics = engine.metricsReporter(factory: collector.metricsFactory, logger: logger("beacon.metrics"))
+        collector.describeMetrics(EngineMetrics.help)
         let control: ControlServer
         do {
             control = try await engine.serveControl(lock: lock, logger: logger("beacon.control"))

@@ -44,9 +44,7 @@ struct AgentIngestStore: CollectorStore {
         let depth = queue.depth
         // Counts and sizes are bounded (the collector's request limits), so these sums cannot overflow.
         guard depth.events + depth.buffered + events.count <= maxQueuedEvents, depth.bytes + bytes <= maxQueuedBytes else {
-            throw StoreUnavailableError(
-                reason: "the agent's queue is full (\(depth.events) events, \(depth.bytes) bytes); send again once it drains",
-                retryAfterSeconds: 5)
+            throw StoreFullError(reason: fullness(depth), retryAfterSeconds: 5)
         }
         var tickets: [CommitTicket] = []
         tickets.reserveCapacity(events.count)
@@ -91,9 +89,21 @@ struct AgentIngestStore: CollectorStore {
 
     func events(limit: Int) async throws -> [StoredEvent] { [] }
 
-    /// `/health` answers 503 while the store fails, so a balancer or a script sees it.
+    /// `/health` answers 503 while the store fails or the queue is full (the ingest refuses
+    /// every batch then), so a balancer or a script sees it.
     func health() async -> StoreHealth {
-        StoreHealth(kind: "beacon-queue", problem: queue.currentFailure.map { "\($0)" })
+        if let failure = queue.currentFailure { return StoreHealth(kind: "beacon-queue", problem: "\(failure)") }
+        let depth = queue.depth
+        guard depth.events + depth.buffered < maxQueuedEvents, depth.bytes < maxQueuedBytes else {
+            return StoreHealth(kind: "beacon-queue", problem: "queue full: " + fullness(depth))
+        }
+        return StoreHealth(kind: "beacon-queue", problem: nil)
+    }
+
+    /// How full the queue is, against its bounds (`--max-queue-events`, `--max-queue-bytes`).
+    private func fullness(_ depth: QueueDepth) -> String {
+        "\(depth.events + depth.buffered) of \(maxQueuedEvents) events, \(depth.bytes) of \(maxQueuedBytes) bytes; "
+            + "it takes more once its destinations drain it"
     }
 
     func run() async {}

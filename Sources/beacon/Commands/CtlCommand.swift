@@ -178,6 +178,11 @@ struct CtlCommand: AsyncParsableCommand {
         Output.line("batch size   \(result["batchSize"]?.intValue.map(String.init) ?? "?")")
         Output.line("offline      \(result["offline"] == .bool(true) ? "yes" : "no")")
         Output.line("depth        \(result["depth"]?.intValue.map(String.init) ?? "?") events")
+        if let queue = result["queue"], let max = queue["maxEvents"]?.intValue, let maxBytes = queue["maxBytes"]?.intValue {
+            let full = queue["full"] == .bool(true) ? "  FULL: new events push the oldest out" : ""
+            Output.line("queue        \(queue["events"]?.intValue.map(String.init) ?? "?") of \(max) events, "
+                + "\(queue["bytes"]?.intValue.map(String.init) ?? "?") of \(maxBytes) bytes\(full)")
+        }
         Output.line("dead letters \(result["deadLetters"]?.intValue.map(String.init) ?? "?")")
         if case .array(let destinations)? = result["destinations"] {
             for destination in destinations {
@@ -188,6 +193,11 @@ struct CtlCommand: AsyncParsableCommand {
                 }
                 if let success = destination["lastSuccessAt"]?.stringValue { notes.append("last success \(success)") }
                 if destination["stalled"] == .bool(true) { notes.append("STALLED") }
+                if let next = destination["nextRetryAt"]?.stringValue { notes.append("next retry \(next)") }
+                if let failures = destination["consecutiveFailures"]?.intValue, failures > 0 {
+                    notes.append("\(failures) failure\(failures == 1 ? "" : "s") in a row")
+                }
+                if let error = destination["lastError"]?.stringValue { notes.append("last error: \(PrintableText.line(error))") }
                 Output.line(
                     "destination  \(destination["name"]?.stringValue ?? "?"): \(destination["pending"]?.intValue.map(String.init) ?? "?") pending"
                         + (notes.isEmpty ? "" : ", " + notes.joined(separator: ", ")))

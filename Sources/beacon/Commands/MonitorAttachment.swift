@@ -84,6 +84,10 @@ final class MonitorAttachment: Sendable {
         attached.batchSize = status["batchSize"]?.intValue
         // An unreadable policy shows as unknown rather than as a guess.
         attached.policy = status["policy"]?.stringValue.flatMap { try? FlushPolicy(parsing: $0) }
+        if let queue = status["queue"], let events = queue["maxEvents"]?.intValue, let bytes = queue["maxBytes"]?.intValue,
+            events > 0, bytes > 0 {
+            attached.queueBounds = QueueBounds(maxEvents: events, maxBytes: bytes)
+        }
         // The store knows depths and dead letters; the engine knows who is paused and since when.
         if case .array(let destinations)? = status["destinations"] {
             for destination in destinations {

@@ -48,6 +48,9 @@ struct TrackCommand: AsyncParsableCommand {
     @Option(help: DurabilityOption.help)
     var durability: DurabilityOption = .processCrash
 
+    @OptionGroup(title: "Queue bounds")
+    var bounds: QueueBoundsOptions
+
     func validate() throws {
         guard Self.counts.contains(count) else { throw ValidationError("--count must be 0...10000000, not \(count)") }
         if stdin && count != 1 { throw ValidationError("--stdin reads events from standard input; leave out --count") }
@@ -67,11 +70,13 @@ struct TrackCommand: AsyncParsableCommand {
             logger.logLevel = .critical
             var configuration = SQLiteEventQueue.Configuration()
             configuration.durability = durability.durability
+            bounds.apply(to: &configuration)
             queue = try SQLiteEventQueue(path: db, configuration: configuration, logger: logger)
         } catch {
             throw error.cli(path: db)
         }
         let tracker = Tracker(queue: queue)
+        let droppedBefore = queue.depth.totals.dropped
         var printer = IDPrinter(enabled: printIds, queue: queue)
         var accepted = 0
         var refused = 0
@@ -129,6 +134,13 @@ struct TrackCommand: AsyncParsableCommand {
         }
         if !printIds {
             Output.line("queued \(accepted) event\(accepted == 1 ? "" : "s") in \(db) (depth \(queue.depth.events))")
+        }
+        let dropped = queue.depth.totals.dropped - droppedBefore
+        if dropped > 0 {
+            // The queue's bound pushed out its oldest events to take these: say so where the operator looks.
+            Output.error(
+                "beacon: warning: the queue was full: its \(dropped) oldest event\(dropped == 1 ? " was" : "s were") dropped "
+                    + "(counted as dropped; bounds \(bounds.maxQueueEvents) events, \(bounds.maxQueueBytes) bytes: --max-queue-events, --max-queue-bytes)")
         }
         if refused > 0 {
             throw CLIError.badInput("\(refused) of \(accepted + refused) lines refused (see above); the others are stored")

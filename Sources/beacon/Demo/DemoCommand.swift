@@ -56,6 +56,9 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Time between config polls, with its unit: 500ms, 5s, 2m, 1h (100ms...1h; needs --config; default 5s).")
     var configInterval: String?
 
+    @OptionGroup(title: "Queue bounds")
+    var bounds: QueueBoundsOptions
+
     func validate() throws {
         try EngineFlags.validate(policy: policy, batchSize: batchSize)
         try EngineFlags.validate(maxConcurrentRequests: maxConcurrentRequests)
@@ -96,7 +99,7 @@ struct DemoCommand: AsyncParsableCommand {
         let session = DemoSession(
             files: files, catalogue: events,
             settings: EngineSettings(policy: flushPolicy, batchSize: batchSize), rate: rate, remoteConfig: remoteConfig,
-            withBackup: destinations == 2, maxConcurrentRequests: maxConcurrentRequests)
+            withBackup: destinations == 2, maxConcurrentRequests: maxConcurrentRequests, bounds: bounds)
         try await session.run()
         Output.line("demo ended; the store is \(files.store) (see 'beacon status --db \(files.store)'), the log \(files.log)")
     }

@@ -18,13 +18,15 @@ struct DemoSession {
     var withBackup: Bool
     /// Batches in flight at once per destination (`--max-concurrent-requests`).
     var maxConcurrentRequests: Int
+    /// The queue's bounds (`--max-queue-events`, `--max-queue-bytes`).
+    var bounds: QueueBoundsOptions
 
     /// The final flush on quit is bounded by this (the engine's own bound).
     static let finalFlushTimeout = Duration.seconds(2)
 
     init(
         files: DemoFiles, catalogue: DemoCatalogue, settings: EngineSettings, rate: Int, remoteConfig: DemoRemoteConfig? = nil,
-        withBackup: Bool = false, maxConcurrentRequests: Int = 1
+        withBackup: Bool = false, maxConcurrentRequests: Int = 1, bounds: QueueBoundsOptions = QueueBoundsOptions()
     ) {
         self.files = files
         self.catalogue = catalogue
@@ -33,6 +35,7 @@ struct DemoSession {
         self.remoteConfig = remoteConfig
         self.withBackup = withBackup
         self.maxConcurrentRequests = maxConcurrentRequests
+        self.bounds = bounds
     }
 
     /// The second destination's name (`--destinations 2`).
@@ -56,7 +59,9 @@ struct DemoSession {
         defer { withExtendedLifetime(lock) {} }
         let queue: SQLiteEventQueue
         do {
-            queue = try SQLiteEventQueue(path: files.store)
+            var configuration = SQLiteEventQueue.Configuration()
+            bounds.apply(to: &configuration)
+            queue = try SQLiteEventQueue(path: files.store, configuration: configuration)
         } catch {
             throw error.cli(path: files.store)
         }

@@ -230,7 +230,7 @@ struct AgentCommandTests {
         #expect(prometheusValue(text, "beacon_engine_pending_events", destination: "second") == 120)
         #expect(prometheusValue(text, "beacon_engine_delivered_events_total", destination: "second") ?? 0 == 0)
         #expect(text.contains("beacon_engine_batch_duration_seconds"), "\(text)")
-        #expect(text.contains("beacon_collector_events_stored_total 120"), "the ingest's own metrics: \(text)")
+        #expect(text.contains("beacon_agent_ingest_events_stored_total 120"), "the ingest's own metrics: \(text)")
         let stats = try await HTTPAnswer.send("GET", collectorBase + "/v1/stats")
         #expect(stats.json["stored"] as? Int == 120)
 

@@ -118,7 +118,7 @@ struct ControlChannelTests {
     func flushSends() async throws {
         let running = try await Running.start()
         try await running.engine.tracker.track("Flushed").committed()
-        #expect(try Self.applied(await running.client.send(.flush)) == ["flushing": true])
+        #expect(try Self.applied(await running.client.send(.flush)) == ["flushing": true, "backingOff": []])
         let batches = await running.sender.waitForSends(1)
         #expect(batches.first?.events.count == 1)
         try await running.stop()

@@ -234,6 +234,11 @@ public final class SQLiteEventQueue: EventQueue {
     /// was opened, recorded in the store's `dropped` counter or not yet.
     public var droppedFromMemory: Int { state.withLock { $0.totalMemoryDrops } }
 
+    /// ``Configuration/maxQueuedEvents`` and ``Configuration/maxQueuedBytes``.
+    public var bounds: QueueBounds? {
+        QueueBounds(maxEvents: configuration.maxQueuedEvents, maxBytes: configuration.maxQueuedBytes)
+    }
+
     /// The store's current failure (nil when the last commit worked or none was tried).
     public var currentFailure: StorageError? { buffer.health.failure }
 
