@@ -67,7 +67,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .target(name: "BeaconDashboard", dependencies: ["Beacon"]),
+        .target(name: "BeaconDashboard", dependencies: ["Beacon", "BeaconWire"]),
         .target(name: "BeaconTerminal", dependencies: ["BeaconDashboard", "CNCurses"]),
         .target(
             name: "BeaconTesting",

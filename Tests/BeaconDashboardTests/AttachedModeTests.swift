@@ -1,19 +1,51 @@
 import Beacon
 import BeaconDashboard
+import BeaconWire
 import Testing
 
 /// The monitor attached to another process's engine: engine keys act, demo keys do not,
 /// and the screen says which it is.
 @Suite struct AttachedModeTests {
-    @Test func engineKeysProduceEngineActions() {
+    /// Each key that changes the live engine asks first; `y` does it.
+    @Test func engineKeysProduceEngineActionsOnceConfirmed() {
         var script = KeyScript(DashboardState(mode: .attached))
-        #expect(script.press(.character("f")) == [.flush])
-        #expect(script.press(.character("o")) == [.setOffline(true)])
-        #expect(script.press(.character("+")) == [.setBatchSize(200)])
-        #expect(script.press(.character("-")) == [.setBatchSize(100)])
+        #expect(script.press(.character("f")) == [])
+        #expect(script.state.message?.text == "flush on the live engine? y confirms, any other key cancels")
+        #expect(script.press(.character("y")) == [.flush])
+        #expect(script.press(.character("o"), .character("y")) == [.setOffline(true)])
+        #expect(script.state.isOffline)
+        #expect(script.press(.character("+"), .character("y")) == [.setBatchSize(200)])
+        #expect(script.press(.character("-"), .character("Y")) == [.setBatchSize(100)])
         script.press(.character("p"))
         #expect(script.type("count 7") == [])
-        #expect(script.press(.enter) == [.setPolicy(.count(7))])
+        #expect(script.press(.enter) == [])
+        #expect(script.state.confirmation == .engineKey(.enter, label: "set the policy to 'count 7'"))
+        #expect(script.press(.character("y")) == [.setPolicy(.count(7))])
+        #expect(script.state.prompt == nil && script.state.confirmation == nil)
+    }
+
+    /// Any other key cancels, and leaves the state as before the key.
+    @Test func anyOtherKeyCancelsAndChangesNothing() {
+        var script = KeyScript(DashboardState(mode: .attached))
+        #expect(script.press(.character("o")) == [])
+        #expect(!script.state.isOffline, "nothing changes until confirmed")
+        #expect(script.press(.character("f")) == [], "f answers the question: it does not flush")
+        #expect(script.state.message?.text == "not done: take the engine offline")
+        #expect(!script.state.isOffline && script.state.confirmation == nil)
+        #expect(script.press(.character("q")) == [.quit], "quitting never asks")
+    }
+
+    /// `monitor --read-only`: every key that would change the engine is refused, attached or not.
+    @Test(arguments: ["f", "o", "+", "-", "p", "P", "R"] as [Character])
+    func readOnlyByChoiceRefusesEveryEngineKey(key: Character) {
+        var state = DashboardState(mode: .attached)
+        state.isReadOnlyByChoice = true
+        state.observe(Fixtures.twoDestinations())
+        var script = KeyScript(state)
+        #expect(script.press(.character(key)) == [])
+        #expect(script.state.message?.text.contains("read-only (--read-only)") == true, "\(String(describing: script.state.message))")
+        #expect(script.state.confirmation == nil && script.state.prompt == nil)
+        #expect(script.press(.character("y")) == [])
     }
 
     @Test func withoutAnEngineAnsweringEngineKeysAreReadOnly() {
@@ -26,7 +58,7 @@ import Testing
         #expect(script.state.message?.text.contains("read-only monitor") == true)
         snapshot.isReadOnlyMonitor = false
         script.state.observe(snapshot)
-        #expect(script.press(.character("f")) == [.flush])
+        #expect(script.press(.character("f"), .character("y")) == [.flush])
     }
 
     @Test(arguments: ["b", "B", "[", "]", "r", "c", "s"] as [Character])
@@ -53,5 +85,29 @@ import Testing
         let grid = DashboardRenderer.render(snapshot: snapshot, state: DashboardState(mode: .attached), size: (width: 100, height: 30))
         #expect(grid.row(0).contains("MONITOR (read-only)"))
         #expect(grid.row(28).contains("keys need a serving engine"))
+    }
+
+    /// An engine that was attached and stopped answering: a banner with the time, the tag
+    /// says so, and its rates are unknown rather than the last ones seen.
+    @Test func aLostEngineIsNamedWithItsTimeAndItsRatesGoBlank() {
+        var snapshot = Fixtures.steady()
+        snapshot.isReadOnlyMonitor = true
+        snapshot.engineLostAt = Timestamp(millisecondsSince1970: snapshot.time.millisecondsSince1970 - 12_000)
+        let grid = DashboardRenderer.render(snapshot: snapshot, state: DashboardState(mode: .attached), size: (width: 80, height: 24))
+        let text = (0..<24).map { grid.row($0) }.joined(separator: "\n")
+        #expect(grid.row(0).contains("ENGINE LOST"))
+        #expect(grid.row(3).contains("ENGINE LOST at ") && grid.row(3).contains("(12.0 s ago): nothing serves this store"), "\(text)")
+        #expect(text.contains("in          unknown") || text.contains("unknown"), "\(text)")
+        #expect(!text.contains("120/s"), "the last rate is not shown as a fact: \(text)")
+    }
+
+    @Test func readOnlyByChoiceSaysSoInTheHeader() {
+        var snapshot = Fixtures.steady()
+        snapshot.isReadOnlyMonitor = false
+        var state = DashboardState(mode: .attached)
+        state.isReadOnlyByChoice = true
+        let grid = DashboardRenderer.render(snapshot: snapshot, state: state, size: (width: 100, height: 30))
+        #expect(grid.row(0).contains("MONITOR (attached, read-only)"))
+        #expect(grid.row(2).contains("keys change nothing (--read-only)"))
     }
 }

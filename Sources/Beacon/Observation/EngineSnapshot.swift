@@ -33,6 +33,9 @@ public struct EngineSnapshot: Sendable, Hashable {
     public var queuedBytes: Int
     /// How much the queue may hold (`nil`: not known, as for a store another process serves).
     public var queueBounds: QueueBounds? = nil
+    /// When the engine a monitor was attached to stopped answering (`nil`: it answers, or
+    /// none was ever attached). Its rates are then unknown.
+    public var engineLostAt: Timestamp? = nil
     /// Dead letters in the store now (not yet retried or purged).
     public var deadLetters: Int
     /// The newest dead letters, newest first (at most ``DeadLetterSummary/snapshotLimit``).

@@ -17,6 +17,8 @@ extension DashboardReducer {
         case .purgeAll(let count):
             state.message = StatusMessage("purging all \(Format.count(count)) dead letters", severity: .warning)
             return [.purgeDeadLetters(.all)]
+        case .engineKey:
+            return []  // answered in ``DashboardReducer/reduce(_:_:)`` before any other key handling
         }
     }
 
@@ -87,6 +89,7 @@ extension DashboardReducer {
 
     /// Why engine keys cannot act now (a monitor with no engine serving the store), or `nil`.
     static func refusalOfEngineKeys(_ state: DashboardState) -> String? {
+        if state.isReadOnlyByChoice { return "read-only (--read-only): no key changes the engine" }
         guard state.mode == .monitor || (state.mode == .attached && state.isReadOnlySnapshot) else { return nil }
         return "read-only monitor: this key needs a serving engine (start one on this store; the monitor attaches)"
     }

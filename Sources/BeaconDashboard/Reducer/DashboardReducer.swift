@@ -22,9 +22,12 @@ import Beacon
 /// | `q` | quit |
 ///
 /// In monitor mode only `?`, Esc, `q`, `d` (to look) and `Tab` act; the engine keys leave a
-/// message saying the monitor is read-only and needs a serving engine. Attached, `f`, `p`, `o`, `+` and `-` act on the engine; the
-/// demo's own keys (`b`, `B`, `[`, `]`, `r`, `c`, `s`) leave a message saying so; and while
-/// no engine answers (a read-only snapshot) it behaves as the monitor.
+/// message saying the monitor is read-only and needs a serving engine. Attached, `f`, `p`, `o`, `+`, `-`, `P`, `R` and the
+/// dead-letter keys act on the engine, each only once confirmed with `y` (it is a live
+/// engine); the demo's own keys (`b`, `B`, `[`, `]`, `r`, `c`, `s`) leave a message saying
+/// so; and while no engine answers (a read-only snapshot) it behaves as the monitor.
+/// `monitor --read-only` (``DashboardState/isReadOnlyByChoice``) refuses every key that
+/// would change the engine.
 ///
 /// ```swift
 /// let (next, actions) = DashboardReducer.reduce(state, .character("f"))   // actions == [.flush]
@@ -32,6 +35,49 @@ import Beacon
 public enum DashboardReducer {
     /// The state after `key`, and what the engine should do about it.
     public static func reduce(_ state: DashboardState, _ key: Key) -> (DashboardState, [DashboardAction]) {
+        if case .engineKey(let pending, let label)? = state.confirmation {
+            var next = state
+            next.confirmation = nil
+            guard key == .character("y") || key == .character("Y") else {
+                next.message = StatusMessage("not done: \(label)")
+                return (next, [])
+            }
+            return act(next, pending)
+        }
+        let (next, actions) = act(state, key)
+        // A live engine is changed only once confirmed: the state stays as before the key.
+        guard state.mode == .attached, state.confirmation == nil, !actions.isEmpty, !actions.contains(.quit) else {
+            return (next, actions)
+        }
+        var asking = state
+        let label = describe(actions)
+        asking.confirmation = .engineKey(key, label: label)
+        asking.message = StatusMessage("\(label) on the live engine? y confirms, any other key cancels", severity: .warning)
+        return (asking, [])
+    }
+
+    /// What `actions` do, in a few words, for a confirmation.
+    static func describe(_ actions: [DashboardAction]) -> String {
+        actions.map { action in
+            switch action {
+            case .flush: return "flush"
+            case .setPolicy(let policy): return "set the policy to '\(policy)'"
+            case .setOffline(let offline): return offline ? "take the engine offline" : "bring the engine online"
+            case .setBatchSize(let size): return "set the batch size to \(Format.count(size))"
+            case .pause(let name): return "pause \(name)"
+            case .resume(let name): return "resume \(name)"
+            case .retryNow(let name): return "retry \(name) now"
+            case .retryDeadLetters(.all): return "retry every dead letter"
+            case .retryDeadLetters(.ids(let ids)): return "retry dead letter\(ids.count == 1 ? "" : "s") \(ids.map(String.init).joined(separator: ", "))"
+            case .purgeDeadLetters(.all): return "purge every dead letter"
+            case .purgeDeadLetters(.ids(let ids)): return "purge dead letter\(ids.count == 1 ? "" : "s") \(ids.map(String.init).joined(separator: ", "))"
+            case .burst, .setGeneratorRate, .setFaultPreset, .syncConfig, .quit: return "that"
+            }
+        }.joined(separator: ", ")
+    }
+
+    /// What `key` does, confirmed or not needing it.
+    private static func act(_ state: DashboardState, _ key: Key) -> (DashboardState, [DashboardAction]) {
         var next = state
         if next.prompt != nil {
             let actions = handlePromptKey(key, state: &next)
@@ -102,6 +148,10 @@ public enum DashboardReducer {
         }
         guard let command = EngineCommand(rawValue: character) else {
             state.message = StatusMessage("no command on '\(character)': press ? for help", severity: .warning)
+            return []
+        }
+        if state.isReadOnlyByChoice {
+            state.message = StatusMessage("read-only (--read-only): '\(character)' (\(command.label)) changes nothing", severity: .warning)
             return []
         }
         if state.mode == .monitor || (state.mode == .attached && state.isReadOnlySnapshot) {

@@ -68,6 +68,10 @@ extension Renderer {
         switch confirmation {
         case .purge(let id): what = "purge dead letter \(id) for good?"
         case .purgeAll(let count): what = "purge all \(Format.count(count)) dead letters for good?"
+        case .engineKey(_, let label):
+            grid.write([Span(" live engine: \(label)? ", .warn), Span(" y", .bold), Span(" do it   ", .dim),
+                        Span("any other key", .bold), Span(" cancels", .dim)], x: 0, y: y, maxWidth: width)
+            return
         }
         grid.write([Span(" " + what + " ", .error), Span(" y", .bold), Span(" purge   ", .dim), Span("any other key", .bold), Span(" keeps them", .dim)],
                    x: 0, y: y, maxWidth: width)

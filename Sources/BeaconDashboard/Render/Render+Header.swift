@@ -1,4 +1,5 @@
 import Beacon
+import BeaconWire
 
 extension Renderer {
     /// Line 1: status, policy, batch size (`unknown` when the snapshot does not say) and mode. Line 2: endpoint and store. Line 3:
@@ -16,8 +17,9 @@ extension Renderer {
     var isAttached: Bool { state.mode == .attached && !snapshot.isReadOnlyMonitor }
 
     private mutating func drawTitleLine() {
-        let tag = isMonitor ? Span(" MONITOR (read-only) ", .inverse)
-            : isAttached ? Span(" MONITOR (attached) ", .accent) : Span(" DEMO ", .accent)
+        let tag = isMonitor ? Span(snapshot.engineLostAt == nil ? " MONITOR (read-only) " : " ENGINE LOST ", .inverse)
+            : isAttached ? Span(state.isReadOnlyByChoice ? " MONITOR (attached, read-only) " : " MONITOR (attached) ", .accent)
+            : Span(" DEMO ", .accent)
         // A read-only monitor sees the store only, which does not record whether its
         // writer is offline: it says so instead of showing the default as a fact.
         let status = isMonitor ? Span("UNKNOWN", .dim) : snapshot.isOffline ? Span("OFFLINE", .warn) : Span("ONLINE", .ok)
@@ -69,7 +71,7 @@ extension Renderer {
         if isMonitor {
             groups.append([Span("   engine keys disabled", .dim)])
         } else if isAttached {
-            groups.append([Span("   keys act on the engine", .dim)])
+            groups.append([Span(state.isReadOnlyByChoice ? "   keys change nothing (--read-only)" : "   keys act on the engine (y confirms)", .dim)])
         } else {
             let rate = state.generatorRate == 0 ? "off" : Format.rate(Double(state.generatorRate))
             groups += [
@@ -115,6 +117,15 @@ extension Renderer {
         }
     }
 
+    /// The engine the monitor was attached to stopped answering: since when, first of all.
+    mutating func drawEngineLost(_ lostAt: Timestamp, y: Int) {
+        let ago = snapshot.time.millisecondsSince1970 - lostAt.millisecondsSince1970
+        let text = " ENGINE LOST at \(Format.timeOfDay(millisecondsSince1970: lostAt.millisecondsSince1970)) UTC "
+            + "(\(Format.elapsed(milliseconds: max(0, ago))) ago): nothing serves this store"
+        grid.fill(x: 0, y: y, width: width, style: .error)
+        grid.write(text.elidedRight(toWidth: width - 1), x: 0, y: y, style: .error)
+    }
+
     /// The queue-full line, where the storage fault line goes (a fault comes first).
     mutating func drawQueueFull(y: Int) {
         guard snapshot.isQueueFull, let bounds = snapshot.queueBounds else { return }
@@ -127,6 +138,7 @@ extension Renderer {
 
     /// The storage fault line, right under the header.
     mutating func drawStorageProblem(y: Int) {
+        if let lostAt = snapshot.engineLostAt { return drawEngineLost(lostAt, y: y) }
         guard let problem = snapshot.storageProblem else { return drawQueueFull(y: y) }
         let age = snapshot.time.millisecondsSince1970 - problem.since.millisecondsSince1970
         grid.fill(x: 0, y: y, width: width, style: .error)

@@ -40,8 +40,9 @@ extension Renderer {
         let stats: [(String, String, Style)] = [
             ("depth", Format.count(snapshot.depth), .bold),
             ("queued", Format.bytes(snapshot.queuedBytes), .normal),
-            ("in", Format.rate(snapshot.rateIn), .normal),
-            ("out", Format.rate(snapshot.rateOut), .normal),
+            // An engine that stopped answering has no rates: unknown, not its last ones.
+            ("in", snapshot.engineLostAt == nil ? Format.rate(snapshot.rateIn) : "unknown", .normal),
+            ("out", snapshot.engineLostAt == nil ? Format.rate(snapshot.rateOut) : "unknown", .normal),
             ("in memory", Format.count(snapshot.buffered), snapshot.buffered > 0 ? .warn : .normal),
             ("accepted", Format.count(snapshot.totals.accepted), .normal),
             ("delivered", Format.count(snapshot.totals.delivered), .normal),

@@ -27,6 +27,9 @@ public struct DashboardState: Sendable, Hashable {
     /// Whether the last snapshot came from a store nobody answers for (a read-only
     /// monitor), so engine keys have nothing to act on.
     public var isReadOnlySnapshot: Bool = false
+    /// `beacon monitor --read-only`: every key that would change the engine is refused
+    /// with a message, attached or not.
+    public var isReadOnlyByChoice: Bool = false
     /// Set once `q` was pressed.
     public var isQuitting: Bool = false
     /// The main panels, or the dead-letter list (`d`).
@@ -62,6 +65,9 @@ public struct DashboardState: Sendable, Hashable {
         case purge(id: Int64)
         /// Purge every dead letter (this many, as last seen).
         case purgeAll(count: Int)
+        /// A key that changes the live engine a monitor is attached to: pressed again as
+        /// this key once confirmed. `label` says what it does.
+        case engineKey(Key, label: String)
     }
 
     /// A fresh state for `mode`.

@@ -17,6 +17,9 @@ final class MonitorAttachment: Sendable {
     let interval: Duration
     /// The engine's latest `status`, and when it came.
     private let latest = Mutex<(status: JSONValue, at: ContinuousClock.Instant)?>(nil)
+    /// Whether an engine was attached, and when it stopped answering (nil while it answers
+    /// or none ever did).
+    private let contact = Mutex<(attached: Bool, lostAt: Timestamp?)>((false, nil))
 
     /// A `status` older than this is not laid over the screen: the engine stopped answering.
     var staleAfter: Duration { max(.seconds(2), interval * 4) }
@@ -77,7 +80,17 @@ final class MonitorAttachment: Sendable {
     }
 
     func overlay(_ snapshot: EngineSnapshot) -> EngineSnapshot {
-        guard let (status, at) = latest.withLock({ $0 }), ContinuousClock.now - at < staleAfter else { return snapshot }
+        guard let (status, at) = latest.withLock({ $0 }), ContinuousClock.now - at < staleAfter else {
+            // An engine that was attached and stopped answering is lost: the screen says since when.
+            let lostAt = contact.withLock { contact -> Timestamp? in
+                if contact.attached && contact.lostAt == nil { contact.lostAt = .now() }
+                return contact.lostAt
+            }
+            var readOnly = snapshot
+            readOnly.engineLostAt = lostAt
+            return readOnly
+        }
+        contact.withLock { $0 = (true, nil) }
         var attached = snapshot
         attached.isReadOnlyMonitor = false
         attached.isOffline = status["offline"] == .bool(true)
@@ -88,6 +101,7 @@ final class MonitorAttachment: Sendable {
             events > 0, bytes > 0 {
             attached.queueBounds = QueueBounds(maxEvents: events, maxBytes: bytes)
         }
+        attached.endpoint = Self.endpoints(status)
         // The store knows depths and dead letters; the engine knows who is paused and since when.
         if case .array(let destinations)? = status["destinations"] {
             for destination in destinations {
@@ -116,6 +130,14 @@ final class MonitorAttachment: Sendable {
             }
         }
         return attached
+    }
+
+    /// Where the engine sends: its one destination's endpoint, or `N destinations: a, b`.
+    static func endpoints(_ status: JSONValue) -> String {
+        let destinations = status["destinations"]?.arrayValue ?? []
+        if destinations.count == 1, let endpoint = destinations[0]["endpoint"]?.stringValue { return PrintableText.line(endpoint) }
+        let names = destinations.compactMap { $0["name"]?.stringValue }.map(PrintableText.line)
+        return names.isEmpty ? "the engine serving the store" : "\(names.count) destinations: \(names.joined(separator: ", "))"
     }
 
     /// Streams the engine's status while one serves the store; between engines, looks for

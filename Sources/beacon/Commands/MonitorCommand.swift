@@ -20,24 +20,34 @@ struct MonitorCommand: AsyncParsableCommand {
             and the newest dead letter) and shows depth, rates, batch history, latency and dead \
             letters. When an engine serves the store (its control socket STORE.control answers), \
             the monitor attaches: the header shows the engine's policy, batch size and offline \
-            state, and f, p, o, + and - act on it. Otherwise it is read-only: engine keys are \
+            state, and f, p, o, +, -, P, R and the dead-letter keys act on it, each once \
+            confirmed with y (it is a live engine); with --read-only no key changes it. \
+            Otherwise it is read-only: engine keys are \
             disabled, and the header shows the policy and batch size as unknown (the store does \
             not record them). Logs go to beacon-monitor.log in the system temp directory.
             """)
 
-    @Option(help: "The store to watch (an SQLite file written by another process).")
-    var db: String
+    @Option(help: "The store to watch (an SQLite file written by another process); one.")
+    var db: [String] = []
+
+    @Flag(help: "Refuse every key that would change the engine, even when one serves the store.")
+    var readOnly = false
 
     @Option(parsing: .unconditional, help: "Milliseconds between polls (20...10000).")
     var intervalMs: Int = 250
 
     func validate() throws {
+        guard !db.isEmpty else { throw ValidationError("missing --db FILE: the store to watch") }
+        guard db.count == 1 else {
+            throw ValidationError("monitor watches one store; got \(db.count) --db (\(db.joined(separator: ", "))): run one monitor per store")
+        }
         guard (20...10_000).contains(intervalMs) else {
             throw ValidationError("--interval-ms must be 20...10000, not \(intervalMs)")
         }
     }
 
     func run() async throws {
+        let db = self.db[0]
         let reader: StoreReader
         do {
             reader = try StoreReader(path: db)
@@ -55,7 +65,11 @@ struct MonitorCommand: AsyncParsableCommand {
         let attachment = MonitorAttachment(client: ControlClient(store: db), logger: Logger(label: "beacon.monitor"))
         let exit: DashboardExit
         do {
-            exit = try await runDashboard(snapshots: attachment.snapshots(from: monitor.snapshots()), mode: .attached) { action in
+            var initial = DashboardState(mode: .attached)
+            initial.isReadOnlyByChoice = readOnly
+            exit = try await runDashboard(
+                snapshots: attachment.snapshots(from: monitor.snapshots()), mode: .attached, initialState: initial
+            ) { action in
                 await attachment.perform(action)
             }
         } catch let error as TerminalError {

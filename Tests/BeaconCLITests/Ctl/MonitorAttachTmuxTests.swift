@@ -32,10 +32,15 @@ struct MonitorAttachTmuxTests {
         #expect(header.contains("ONLINE"))
 
         try tmux.press("o")
+        try await tmux.waitForScreen("the question before a live change") { $0.contains("live engine: take the engine offline?") }
+        #expect(!engine.settings.current.isOffline, "nothing changes before y")
+        try tmux.press("y")
         try await tmux.waitForScreen("OFFLINE from the engine") { DashboardText.header($0).contains("OFFLINE") }
         #expect(engine.settings.current.isOffline)
 
         try tmux.press("+")
+        try await tmux.waitForScreen("the question") { $0.contains("live engine: set the batch size to 128?") }
+        try tmux.press("y")
         try await tmux.waitForScreen("batch 128 from the engine") { DashboardText.header($0).contains("batch 128") }
         #expect(engine.settings.current.batchSize == 128)
 
@@ -45,6 +50,41 @@ struct MonitorAttachTmuxTests {
         try tmux.press("q")
         #expect(try await tmux.waitForExit() == 0)
         #expect(engine.settings.current.isOffline, "quitting the monitor leaves the engine as it was")
+        await control.close()
+        await engine.beginShutdown()
+        try await task.value
+    }
+
+    @Test("monitor --read-only attached to a live engine refuses every key that would change it; two --db are refused",
+          .enabled(if: TmuxSession.isInstalled, "tmux is not installed; the terminal test needs it"),
+          .timeLimit(.minutes(1)))
+    func readOnlyByChoice() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
+        let store = directory + "/watched.sqlite"
+        let engine = BeaconEngine(
+            queue: try SQLiteEventQueue(path: store), destination: Destination(sender: RecordingSender()),
+            settings: EngineSettings(policy: .count(7), batchSize: 64))
+        let task = Task { try await engine.run() }
+        let control = try await engine.serveControl()
+
+        let tmux = try TmuxSession(
+            [BeaconProcess.path, "monitor", "--db", store, "--read-only"], width: 100, height: 30, directory: directory)
+        defer { tmux.kill() }
+        try await tmux.waitForScreen("the attached, read-only header") { DashboardText.header($0).contains("MONITOR (attached, read-only)") }
+        for key in ["o", "P", "+"] {
+            try tmux.press(key)
+            try await tmux.waitForScreen("the refusal of \(key)") { $0.contains("read-only (--read-only)") }
+            try tmux.press("y")
+        }
+        #expect(!engine.settings.current.isOffline && engine.settings.current.batchSize == 64)
+        #expect(await engine.observer.snapshot.destinations.first?.state != .pausedByOperator)
+        try tmux.press("q")
+        #expect(try await tmux.waitForExit() == 0)
+
+        let two = try await BeaconProcess.run(["monitor", "--db", store, "--db", directory + "/other.sqlite"])
+        #expect(two.status == 2)
+        #expect(two.stderr.contains("monitor watches one store; got 2 --db"), "\(two.stderr)")
         await control.close()
         await engine.beginShutdown()
         try await task.value

@@ -43,6 +43,8 @@ struct OperatorKeysTmuxTests {
 
         sender.setScript { _, _ in SendResult(.delivered, status: 200) }
         try tmux.press("r")
+        try await tmux.waitForScreen("the question") { $0.contains("live engine: retry dead letter") }
+        try tmux.press("y")
         try await tmux.waitForScreen("the list emptied by the retry") { $0.contains("no dead letters") }
         #expect(sender.batches.flatMap(\.events).filter { $0.name == "Refused" }.count == 2, "refused once, retried once")
         #expect(await engine.observer.snapshot.totals.deadLettersRetried == 1)
@@ -50,12 +52,18 @@ struct OperatorKeysTmuxTests {
         try tmux.press("d")
         try await tmux.waitForScreen("the main view back") { !$0.contains("Dead letters") && $0.contains("Queue depth") }
         try tmux.press("P")
+        try await tmux.waitForScreen("the question") { $0.contains("live engine: pause default?") }
+        try tmux.press("y")
         try await tmux.waitForScreen("paused by operator", timeout: .seconds(30)) { $0.contains("paused by operator") }
         try await engine.tracker.track("Waits", anonymousId: "x").committed()
         try tmux.press("f")
+        try await tmux.waitForScreen("the question") { $0.contains("live engine: flush?") }
+        try tmux.press("y")
         try await tmux.waitForScreen("one event waiting") { DashboardText.depth(in: $0) == 1 }
         #expect(!sender.batches.flatMap(\.events).contains { $0.name == "Waits" }, "a paused destination sends nothing")
         try tmux.press("P")
+        try await tmux.waitForScreen("the question") { $0.contains("live engine: resume default?") }
+        try tmux.press("y")
         try await tmux.waitForScreen("drained after resume") { DashboardText.depth(in: $0) == 0 }
         #expect(sender.batches.flatMap(\.events).contains { $0.name == "Waits" })
 
