@@ -1,3 +1,4 @@
+import BeaconWire
 /// What a send's outcome means for its events: a pure function, tested exhaustively.
 ///
 /// | outcome | decision |
@@ -65,7 +66,7 @@ public enum DeliveryPlanner {
         case .rejected(let rejections):
             var reasons: [String: String] = [:]
             for rejection in rejections {
-                if let id = rejection.messageId { reasons[id] = rejection.reason }
+                if let id = rejection.messageId { reasons[id] = deadLetterReason(rejection, messageId: id) }
             }
             let named = batch.events.compactMap { event in
                 reasons[event.messageId].map { (event, $0) }
@@ -79,6 +80,21 @@ public enum DeliveryPlanner {
         case .unauthorized(let reason):
             return .pause(reason: reason)
         }
+    }
+
+    /// A destination's refusal as a dead letter's reason: its code first (unless it gave
+    /// none), and the event named by its `messageId` rather than by its position in one
+    /// batch (`Event 52 is 3316 bytes` becomes `event_too_large: Event m-17 is 3316 bytes`):
+    /// a position means nothing once the letter is retried in another batch.
+    public static func deadLetterReason(_ rejection: EventRejection, messageId: String) -> String {
+        var text = rejection.reason
+        if let index = rejection.index {
+            let position = "Event \(index)"
+            if text.hasPrefix(position), text.dropFirst(position.count).first?.isNumber != true {
+                text = "Event \(messageId)" + text.dropFirst(position.count)
+            }
+        }
+        return rejection.code == EventRejection.unspecifiedCode ? text : "\(rejection.code): \(text)"
     }
 
     private static func isolate(_ batch: OutgoingBatch, reason: String) -> DeliveryDecision {

@@ -61,6 +61,11 @@ struct CtlCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard let known = Self.verbs.first(where: { $0.name == verb }) else {
+            if verb.hasPrefix("dead-") {
+                // The control protocol's dead-letter verbs have their own command, with paging and checks.
+                throw ValidationError(
+                    "'\(verb)' is for 'beacon dead': use 'beacon dead --db FILE \(verb.dropFirst(5)) ...' (it goes through the engine serving FILE)")
+            }
             throw ValidationError("unknown verb '\(verb)'; use one of: \(Self.verbs.map(\.name).joined(separator: ", "))")
         }
         if known.takes == .required && argument == nil { throw ValidationError("'\(verb)' needs an argument") }

@@ -54,6 +54,13 @@ struct CtlCommandTests {
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
+    @Test("the control protocol's dead-letter verbs point to beacon dead")
+    func deadVerbsPointToDead() async throws {
+        let result = try await BeaconProcess.run(["ctl", "--db", "/tmp/nowhere.sqlite", "dead-list"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("'dead-list' is for 'beacon dead': use 'beacon dead --db FILE list ...'"), "\(result.stderr)")
+    }
+
     @Test("every verb round-trips: status --json shows what policy and batch-size set")
     func verbsRoundTrip() async throws {
         let served = try await Served.start()

@@ -78,4 +78,19 @@ struct DeliveryPlannerTests {
     @Test func unauthorizedPauses() {
         #expect(decide(.unauthorized(reason: "401: bad write key")) == .pause(reason: "401: bad write key"))
     }
+
+    /// A dead letter names its event by messageId and the destination's code, not by a
+    /// position in a batch that a retry changes.
+    @Test(arguments: [
+        (EventRejection(index: 52, messageId: "m-17", code: "event_too_large", reason: "Event 52 is 3316 bytes; the limit is 32 KB."),
+         "event_too_large: Event m-17 is 3316 bytes; the limit is 32 KB."),
+        (EventRejection(index: 5, messageId: "m-17", code: "invalid_text", reason: "Event 52 holds a NUL."),
+         "invalid_text: Event 52 holds a NUL."),
+        (EventRejection(index: 0, messageId: "m-17", code: "missing_event_name", reason: "Event 0: missing \"event\"."),
+         "missing_event_name: Event m-17: missing \"event\"."),
+        (EventRejection(messageId: "m-17", reason: "properties.index must be a string"), "properties.index must be a string"),
+    ])
+    func deadLetterReasonNamesTheMessageId(rejection: EventRejection, expected: String) {
+        #expect(DeliveryPlanner.deadLetterReason(rejection, messageId: "m-17") == expected)
+    }
 }
