@@ -47,6 +47,42 @@ struct DeadCommand: AsyncParsableCommand {
         }
     }
 
+    /// The checks of `retry` and `purge`: numeric ids alone go straight to the engine;
+    /// messageIds or a filter are looked up first (``DeadLetterFilter``). Exit 2 on a mix
+    /// with `--all` or nothing to act on.
+    static func validate(ids: [String], all: Bool, filter: DeadLetterFilter, verb: String) throws {
+        guard filter.isActive || ids.contains(where: { Int64($0) == nil }) else {
+            _ = try selection(ids: ids, all: all, verb: verb)
+            return
+        }
+        if all { throw ValidationError("\(verb): give ids, messageIds or filters, or --all, not both") }
+        for text in ids where text.isEmpty || text.utf8.count > 1024 || text.contains("\0") {
+            throw ValidationError("\(verb): '\(PrintableText.line(String(text.prefix(40))))' is neither an id nor a messageId (1 to 1024 bytes, no NUL)")
+        }
+    }
+
+    /// Retries or purges the letters `filter` and the given ids or messageIds select, in
+    /// pages of ``ControlProtocol/maxIDs``. `nil` when plain ids or `--all` were given (the
+    /// caller sends those as they are).
+    static func performSelected(
+        _ texts: [String], filter: DeadLetterFilter, access: DeadLetterAccess, verb: String,
+        command: (DeadLetterSelection) -> ControlCommand
+    ) async throws -> (count: Int, refused: [JSONValue], route: DeadLetterAccess.Route)? {
+        guard let chosen = try await filter.selectedIDs(texts, through: access) else { return nil }
+        guard !chosen.isEmpty else { throw CLIError.runtime("no dead letter matches; nothing to \(verb) (see 'beacon dead list')") }
+        var count = 0
+        var refused: [JSONValue] = []
+        var route = DeadLetterAccess.Route.store
+        for start in stride(from: 0, to: chosen.count, by: ControlProtocol.maxIDs) {
+            let page = Array(chosen[start..<min(chosen.count, start + ControlProtocol.maxIDs)])
+            let (result, answered) = try await access.perform(command(.ids(page)))
+            count += result["count"]?.intValue ?? 0
+            refused += result["refused"]?.arrayValue ?? []
+            route = answered
+        }
+        return (count, refused, route)
+    }
+
     /// `ID…` or `--all`, exactly one of them.
     static func selection(ids: [String], all: Bool, verb: String) throws -> DeadLetterSelection {
         if all && !ids.isEmpty { throw ValidationError("\(verb): give ids or --all, not both") }

@@ -8,7 +8,7 @@ struct DeadListCommand: AsyncParsableCommand {
         commandName: "list",
         abstract: "List the dead letters, newest first: id, destination, HTTP status, when, reason, payload preview.",
         // The store comes before the verb (an option of `dead`): say so where users look.
-        usage: "beacon dead --db FILE list [--limit N] [--json]")
+        usage: "beacon dead --db FILE list [--limit N] [--json] [--destination D] [--reason TEXT] [--grep TEXT]")
 
     @ParentCommand var dead: DeadCommand
 
@@ -18,13 +18,30 @@ struct DeadListCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON: total, and deadLetters (id, destination, reason, status, failedAt, messageId, name, preview).")
     var json = false
 
+    @OptionGroup(title: "Filters (total is then the number that match)")
+    var filter: DeadLetterFilter
+
     func validate() throws {
         guard ControlProtocol.deadLetterPage.contains(limit) else { throw ValidationError("--limit must be 1...1000, not \(limit)") }
     }
 
     func run() async throws {
         let access = DeadLetterAccess(db: try dead.store(), timeout: .milliseconds(dead.timeoutMs))
-        let (result, _) = try await access.perform(.deadList(limit: limit))
+        let result: JSONValue
+        if filter.isActive {
+            // Newest first, as without a filter; the preview replaces the whole event.
+            let matching = try await filter.letters(through: access)
+            let shown = matching.suffix(limit).reversed().map { letter -> JSONValue in
+                guard case .object(var members) = letter else { return letter }
+                let event = members.removeValue(forKey: "event")?.jsonString ?? members.removeValue(forKey: "eventText")?.stringValue ?? ""
+                members["eventText"] = nil
+                members["preview"] = .string(event.count > 120 ? String(event.prefix(119)) + "…" : event)
+                return .object(members)
+            }
+            result = ["total": .int(matching.count), "deadLetters": .array(Array(shown))]
+        } else {
+            (result, _) = try await access.perform(.deadList(limit: limit))
+        }
         if json {
             Output.json(result.jsonString)
             return
