@@ -51,8 +51,9 @@ struct CtlCommand: AsyncParsableCommand {
     var count: Int?
 
     @Flag(help: """
-        Print the engine's answer as JSON. With status: policy, batchSize, offline, depth, deadLetters, destinations \
-        with name, state, paused, pausedBy, pending, oldestPendingAge in seconds, lastSuccessAt, stalled; commands. \
+        Print the engine's answer as JSON. With status: policy, batchSize, offline, depth, deadLetters, queue (events, \
+        bytes, maxEvents, maxBytes, full), destinations with name, state, paused, pausedBy, pending, oldestPendingAge in \
+        seconds, lastSuccessAt, stalled, endpoint, nextRetryAt, consecutiveFailures, lastError; commands. \
         With pause: paused, recorded (false when the store could not record the pause) and a warning. With retry-now: \
         retried (the destinations whose backoff ended), offline. With flush: backingOff (name, nextRetryAt). \
         watch always prints JSON.

@@ -10,7 +10,7 @@ struct StatusCommand: AsyncParsableCommand {
     @Option(help: "The store (an SQLite file).")
     var db: String
 
-    @Flag(help: "Print JSON: depth, bytes, deadLetters, batches, totals.")
+    @Flag(help: "Print JSON: depth, bytes, deadLetters, destinations (pending, delivered, oldestPending, lastSuccessAt, paused), batches (with destination), totals.")
     var json = false
 
     @Option(parsing: .unconditional, help: "How many recent batches to show (0...1000).")
@@ -37,6 +37,14 @@ struct StatusCommand: AsyncParsableCommand {
         Output.line("dead letters \(status.deadLetterCount) (\(status.totals.deadLettersRetried) retried, \(status.totals.deadLettersPurged) purged over the store's life)")
         let totals = status.totals
         Output.line("lifetime     \(totals.committed) committed, \(totals.delivered) delivered, \(totals.deadLettered) dead-lettered, \(totals.dropped) dropped")
+        for name in status.destinations.keys.sorted() {
+            let depth = status.destinations[name] ?? DestinationDepth()
+            var notes = ["\(depth.pending) pending", "\(depth.delivered) delivered"]
+            if let oldest = status.oldestPending[name] { notes.append("oldest \(oldest.iso8601)") }
+            if let success = status.lastSuccess[name] { notes.append("last success \(success.iso8601)") }
+            if status.pausedDestinations.contains(name) { notes.append("paused") }
+            Output.line("destination  \(PrintableText.line(name)): " + notes.joined(separator: ", "))
+        }
         if !status.pausedDestinations.isEmpty {
             let them = status.pausedDestinations.count == 1 ? "it" : "them"
             Output.line(
@@ -45,11 +53,12 @@ struct StatusCommand: AsyncParsableCommand {
         }
         if !status.recentBatches.isEmpty {
             Output.line("")
-            Output.line("batch      events    bytes  duration  try  status  outcome        error")
+            let width = max(11, status.recentBatches.map { PrintableText.line($0.destination).count }.max() ?? 0)
+            Output.line("batch      \("destination".padding(width)) events    bytes  duration  try  status  outcome        error")
             for batch in status.recentBatches {
                 let status = batch.status.map(String.init) ?? "-"
                 Output.line(
-                    "\(pad(batch.id, 9)) \(pad(batch.events, 7)) \(pad(batch.bytes, 8)) \(pad(tenthsOfMilliseconds(batch.duration), 7))ms \(pad(batch.attempt, 4)) \(pad(status, 7))  \(batch.outcome.rawValue.padding(14)) \(batch.error ?? "")")
+                    "\(pad(batch.id, 9))  \(PrintableText.line(batch.destination).padding(width))\(pad(batch.events, 7)) \(pad(batch.bytes, 8)) \(pad(tenthsOfMilliseconds(batch.duration), 7))ms \(pad(batch.attempt, 4)) \(pad(status, 7))  \(batch.outcome.rawValue.padding(14)) \(PrintableText.line(batch.error ?? ""))")
             }
         }
     }
@@ -64,6 +73,16 @@ struct StatusCommand: AsyncParsableCommand {
             "deadLettersPurged": .int(status.totals.deadLettersPurged),
             "oldestEvent": status.oldestEvent.map { .string($0.iso8601) } ?? .null,
             "pausedDestinations": .array(status.pausedDestinations.sorted().map { .string($0) }),
+            "destinations": .array(status.destinations.keys.sorted().map { name in
+                let depth = status.destinations[name] ?? DestinationDepth()
+                return [
+                    "name": .string(name), "pending": .int(depth.pending), "delivered": .int(depth.delivered),
+                    "deadLettered": .int(depth.deadLettered), "dropped": .int(depth.dropped),
+                    "oldestPending": status.oldestPending[name].map { .string($0.iso8601) } ?? .null,
+                    "lastSuccessAt": status.lastSuccess[name].map { .string($0.iso8601) } ?? .null,
+                    "paused": .bool(status.pausedDestinations.contains(name)),
+                ]
+            }),
             "totals": [
                 "committed": .int(status.totals.committed), "delivered": .int(status.totals.delivered),
                 "deadLettered": .int(status.totals.deadLettered), "dropped": .int(status.totals.dropped),

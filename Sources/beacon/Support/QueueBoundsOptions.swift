@@ -12,12 +12,12 @@ struct QueueBoundsOptions: ParsableArguments {
     static let bytes = (64 << 10)...(1 << 40)
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Events the queue holds at most (1...100000000; default \(Self.defaults.maxQueuedEvents)).",
+        "Events the queue holds at most (1...100000000).",
         discussion: "Past it the oldest events are dropped and counted (the agent's ingest refuses new ones with 503 queue_full instead)."))
     var maxQueueEvents: Int = Self.defaults.maxQueuedEvents
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Bytes of event JSON the queue holds at most (65536...1099511627776; default \(Self.defaults.maxQueuedBytes))."))
+        "Bytes of event JSON the queue holds at most (65536...1099511627776, i.e. 64 KiB to 1 TiB)."))
     var maxQueueBytes: Int = Self.defaults.maxQueuedBytes
 
     func validate() throws {

@@ -43,6 +43,19 @@ struct DeadFilterTests {
         await engine.beginShutdown()
         try await task.value
 
+        // beacon status: each destination's counts, and which destination each batch went to.
+        let status = try await BeaconProcess.run(["status", "--db", db])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("destination  backup: 0 pending, 2 delivered"), "\(status.stdout)")
+        #expect(status.stdout.contains("destination  main: 0 pending, 2 delivered"), "\(status.stdout)")
+        let table = status.stdout.split(separator: "\n").drop { !$0.hasPrefix("batch ") }
+        #expect(table.first?.contains("destination") == true, "\(status.stdout)")
+        #expect(table.dropFirst().contains { $0.contains(" main ") } && table.dropFirst().contains { $0.contains(" backup ") }, "\(status.stdout)")
+        let statusJSON = try await BeaconProcess.run(["status", "--db", db, "--json"])
+        let destinations = try #require(try Self.json(statusJSON.stdout)["destinations"] as? [[String: Any]])
+        #expect(destinations.map { $0["name"] as? String } == ["backup", "main"])
+        #expect(destinations.allSatisfy { $0["pending"] as? Int == 0 && $0["delivered"] as? Int == 2 && $0["paused"] as? Bool == false })
+
         let main = try await BeaconProcess.run(["dead", "--db", db, "list", "--json", "--destination", "main"])
         #expect(main.status == 0, "\(main.stderr)")
         let mainLetters = try #require(try Self.json(main.stdout)["deadLetters"] as? [[String: Any]])

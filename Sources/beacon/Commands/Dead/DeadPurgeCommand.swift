@@ -21,7 +21,7 @@ struct DeadPurgeCommand: AsyncParsableCommand {
 
     @ParentCommand var dead: DeadCommand
 
-    @Argument(help: "Ids of the letters to purge (see 'beacon dead list').")
+    @Argument(help: "Ids or messageIds of the letters to purge (see 'beacon dead list').")
     var ids: [String] = []
 
     @Flag(help: "Purge every dead letter.")

@@ -19,7 +19,7 @@ struct DeadRetryCommand: AsyncParsableCommand {
 
     @ParentCommand var dead: DeadCommand
 
-    @Argument(help: "Ids of the letters to retry (see 'beacon dead list').")
+    @Argument(help: "Ids or messageIds of the letters to retry (see 'beacon dead list').")
     var ids: [String] = []
 
     @Flag(help: "Retry every dead letter.")
