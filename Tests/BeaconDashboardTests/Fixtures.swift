@@ -169,6 +169,8 @@ enum Fixtures {
             DestinationStatus(name: "archive", endpoint: "file:///var/lib/beacon/archive.ndjson", depth: 310, state: .pausedByOperator,
                               oldestPendingAt: .init(millisecondsSince1970: t0 - 75_000), lastSuccessAt: .init(millisecondsSince1970: t0 - 75_500)),
         ]
+        snapshot.destinations[0].deliveryRate = 118.6
+        snapshot.destinations[1].deliveryRate = 0
         snapshot.recentBatches = snapshot.recentBatches.enumerated().map { index, record in
             var record = record
             record.destination = index % 3 == 2 ? "warehouse" : "primary"

@@ -146,6 +146,7 @@ extension BeaconEngine {
                     "nextRetryAt": status.state.nextRetryAt.map { .string($0.iso8601) } ?? .null,
                     "consecutiveFailures": .int(status.consecutiveFailures),
                     "lastError": status.lastError.map { .string($0) } ?? .null,
+                    "deliveryRate": status.deliveryRate.map { .double($0) } ?? .null,
                 ]
             }),
         ]

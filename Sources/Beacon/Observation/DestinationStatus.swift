@@ -23,6 +23,10 @@ public struct DestinationStatus: Sendable, Hashable {
     /// Events wait and nothing was delivered for ``stallThreshold``: see
     /// ``isStalled(at:threshold:)``. Set by the ``TrackingObserver`` on every snapshot.
     public var stalled: Bool
+    /// Events delivered to it per second over the observer's rate window (`nil`: not
+    /// known, as for a store another process serves). Beside the snapshot's `rateOut`,
+    /// which counts events delivered to every destination (they leave the queue then).
+    public var deliveryRate: Double? = nil
 
     /// How long events may wait with no delivery before a destination counts as stalled:
     /// 60 s, twelve times the default flush interval and about the default backoff's cap.

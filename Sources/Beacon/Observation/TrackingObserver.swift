@@ -39,6 +39,8 @@ public actor TrackingObserver {
     private var batches = Deque<BatchRecord>()
     private var depthHistory = Deque<Int>()
     private var rateSamples = Deque<(accepted: Int, delivered: Int)>()
+    /// Each destination's delivered counter, one sample per tick (as ``rateSamples``).
+    private var destinationSamples = Deque<[String: Int]>()
     private var latencies = Deque<Duration>()
     private var baseTotals: QueueTotals
     private let depthProvider: (@Sendable () -> QueueDepth)?
@@ -191,6 +193,7 @@ public actor TrackingObserver {
                 let known = current.destinations[index]
                 status.oldestPendingAt = status.oldestPendingAt ?? known.oldestPendingAt
                 status.lastSuccessAt = status.lastSuccessAt ?? known.lastSuccessAt
+                status.deliveryRate = status.deliveryRate ?? known.deliveryRate
                 current.destinations[index] = status
             } else {
                 current.destinations.append(status)
@@ -218,7 +221,12 @@ public actor TrackingObserver {
             }
         }
         if let deadLettersProvider, let letters = await deadLettersProvider() { current.recentDeadLetters = letters }
-        if let depthProvider { apply(depth: depthProvider()) }
+        if let depthProvider {
+            let depth = depthProvider()
+            apply(depth: depth)
+            destinationSamples.append(depth.destinations.mapValues(\.delivered))
+            if destinationSamples.count > rateWindow + 1 { destinationSamples.removeFirst() }
+        }
         depthHistory.append(current.depth)
         if depthHistory.count > depthSamples { depthHistory.removeFirst(depthHistory.count - depthSamples) }
         current.depthHistory = Array(depthHistory)
@@ -228,6 +236,14 @@ public actor TrackingObserver {
             let seconds = tickInterval.inSeconds * Double(rateSamples.count - 1)
             current.rateIn = Double(last.accepted - first.accepted) / seconds
             current.rateOut = Double(last.delivered - first.delivered) / seconds
+        }
+        if let first = destinationSamples.first, let last = destinationSamples.last, destinationSamples.count > 1 {
+            let seconds = tickInterval.inSeconds * Double(destinationSamples.count - 1)
+            for index in current.destinations.indices {
+                let name = current.destinations[index].name
+                guard let before = first[name], let now = last[name], now >= before else { continue }
+                current.destinations[index].deliveryRate = Double(now - before) / seconds
+            }
         }
         current.time = wallClock()
         publish()

@@ -1,6 +1,7 @@
 import Beacon
 import BeaconTesting
 import BeaconWire
+import Synchronization
 import Testing
 
 @Suite("Tracking observer", .timeLimit(.minutes(1)))
@@ -45,5 +46,29 @@ struct TrackingObserverTests {
             let ids = recent.map(\.id).filter { Int($0) / perProducer == producer }
             #expect(ids == ids.sorted(by: >), "producer \(producer)'s reports were applied in order")
         }
+    }
+
+    /// A destination that delivers while another is down: its own rate shows it, though
+    /// the queue's `rateOut` (events delivered to every destination) stays 0.
+    @Test func eachDestinationHasItsOwnDeliveryRate() async throws {
+        let depth = Mutex(QueueDepth(events: 1_000, destinations: ["main": DestinationDepth(pending: 1_000), "backup": DestinationDepth(pending: 1_000)]))
+        let observer = TrackingObserver(
+            settings: EngineSettings(), depth: depth.withLock { $0 }, storePath: "store", endpoint: "test",
+            depthProvider: { depth.withLock { $0 } }, sleep: { _ in try await Task.sleep(for: .seconds(3600)) })
+        for name in ["main", "backup"] {
+            await observer.apply(.destination(DestinationStatus(name: name, endpoint: "e", depth: 1_000, state: .idle)))
+        }
+        await observer.tick()
+        #expect(await observer.snapshot.destinations.allSatisfy { $0.deliveryRate == nil }, "one sample: no rate yet")
+        depth.withLock { $0.destinations["backup"] = DestinationDepth(pending: 500, delivered: 500) }
+        await observer.tick()
+        var snapshot = await observer.snapshot
+        #expect(snapshot.destinations.first { $0.name == "backup" }?.deliveryRate == 500)
+        #expect(snapshot.destinations.first { $0.name == "main" }?.deliveryRate == 0)
+        #expect(snapshot.rateOut == 0, "nothing left the queue: main has every event still")
+        // A report of the destination keeps the rate until the next tick.
+        await observer.apply(.destination(DestinationStatus(name: "backup", endpoint: "e", depth: 500, state: .sending)))
+        snapshot = await observer.snapshot
+        #expect(snapshot.destinations.first { $0.name == "backup" }?.deliveryRate == 500)
     }
 }
