@@ -127,6 +127,9 @@ final class MonitorAttachment: Sendable {
                     attached.destinations[index].lastError = PrintableText.line(error)
                 }
                 attached.destinations[index].stalled = destination["stalled"] == .bool(true)
+                if let rate = destination["deliveryRate"]?.doubleValue, rate.isFinite, rate >= 0 {
+                    attached.destinations[index].deliveryRate = rate
+                }
             }
         }
         return attached
