@@ -105,11 +105,15 @@ extension BeaconEngine {
         }
     }
 
-    /// The `status` result: policy, batch size, offline, depth, dead letters, and each
-    /// destination (state, pending, age of the oldest pending event in seconds, last
-    /// success, stalled, endpoint, next retry when backing off, consecutive failures, last
-    /// error).
+    /// The `status` result: ``EngineStatusReport`` as JSON.
     func controlStatus() async -> JSONValue {
+        await statusReport().json
+    }
+
+    /// The engine's status now: settings, queue, dead letters, and each destination's
+    /// state with what it carries (next retry, pause, last error), pending events, the
+    /// oldest one's age (fresh from the store), last success, stall and delivery rate.
+    public func statusReport() async -> EngineStatusReport {
         let current = settings.current
         let depth = queue.depth
         let snapshot = await observer.snapshot
@@ -117,63 +121,24 @@ extension BeaconEngine {
         // Fresh from the store (one indexed read per destination); the snapshot's if it fails.
         let oldest = (try? await queue.oldestPending()) ?? known.compactMapValues(\.oldestPendingAt)
         let now = observer.now()
-        return [
-            "policy": .string(current.policy.description),
-            "batchSize": .int(current.batchSize),
-            "offline": .bool(current.isOffline),
-            "depth": .int(depth.events),
-            "deadLetters": .int(depth.deadLetters),
-            "deadLettersRetried": .int(depth.totals.deadLettersRetried),
-            "deadLettersPurged": .int(depth.totals.deadLettersPurged),
-            "store": .string(queue.location),
-            "queue": queueStatus(depth),
-            "destinations": .array(destinations.map { destination in
+        let bounds = queue.bounds
+        return EngineStatusReport(
+            policy: current.policy.description, batchSize: current.batchSize, offline: current.isOffline, depth: depth.events,
+            deadLetters: depth.deadLetters, deadLettersRetried: depth.totals.deadLettersRetried,
+            deadLettersPurged: depth.totals.deadLettersPurged, store: queue.location,
+            queue: EngineStatusReport.Queue(
+                events: depth.events.addingReportingOverflow(depth.buffered).partialValue, bytes: depth.bytes,
+                maxEvents: bounds?.maxEvents, maxBytes: bounds?.maxBytes, full: bounds?.isFull(depth) ?? false),
+            destinations: destinations.map { destination in
                 var status = known[destination.name]
                     ?? DestinationStatus(name: destination.name, endpoint: destination.sender.endpointDescription, depth: 0, state: .idle)
                 status.depth = depth.pending(for: destination.name)
                 status.oldestPendingAt = oldest[destination.name]
-                let age = status.oldestPendingAge(at: now)
-                return [
-                    "name": .string(destination.name),
-                    "state": .string(Self.describe(status.state)),
-                    "paused": .bool(status.state.isPaused),
-                    "pausedBy": status.state.pausedBy.map { .string($0) } ?? .null,
-                    "pending": .int(status.depth),
-                    "oldestPendingAge": age.map { .double(Double($0) / 1000) } ?? .null,
-                    "lastSuccessAt": status.lastSuccessAt.map { .string($0.iso8601) } ?? .null,
-                    "stalled": .bool(status.isStalled(at: now, threshold: observer.stallThreshold)),
-                    "endpoint": .string(destination.sender.endpointDescription),
-                    "nextRetryAt": status.state.nextRetryAt.map { .string($0.iso8601) } ?? .null,
-                    "consecutiveFailures": .int(status.consecutiveFailures),
-                    "lastError": status.lastError.map { .string($0) } ?? .null,
-                    "deliveryRate": status.deliveryRate.map { .double($0) } ?? .null,
-                ]
-            }),
-        ]
-    }
-
-    /// The queue's counts against its bounds: `events` (committed and buffered), `bytes`,
-    /// `maxEvents`, `maxBytes` (null when unbounded) and `full` (``QueueBounds/isFull(_:)``).
-    private func queueStatus(_ depth: QueueDepth) -> JSONValue {
-        let bounds = queue.bounds
-        return [
-            "events": .int(depth.events.addingReportingOverflow(depth.buffered).partialValue),
-            "bytes": .int(depth.bytes),
-            "maxEvents": bounds.map { .int($0.maxEvents) } ?? .null,
-            "maxBytes": bounds.map { .int($0.maxBytes) } ?? .null,
-            "full": .bool(bounds?.isFull(depth) ?? false),
-        ]
-    }
-
-    /// A destination's state in one word or two, for `status`.
-    static func describe(_ state: DestinationStatus.State) -> String {
-        switch state {
-        case .idle: return "idle"
-        case .sending: return "sending"
-        case .backingOff: return "backing off"
-        case .paused(let reason): return "paused: \(reason)"
-        case .pausedByOperator: return "paused by operator"
-        case .offline: return "offline"
-        }
+                return EngineStatusReport.Destination(
+                    name: destination.name, endpoint: destination.sender.endpointDescription, state: status.state,
+                    pending: status.depth, oldestPendingAge: status.oldestPendingAge(at: now).map { Double($0) / 1000 },
+                    lastSuccessAt: status.lastSuccessAt, stalled: status.isStalled(at: now, threshold: observer.stallThreshold),
+                    consecutiveFailures: status.consecutiveFailures, lastError: status.lastError, deliveryRate: status.deliveryRate)
+            })
     }
 }

@@ -74,19 +74,13 @@ public final class EngineMetrics: Service, Sendable {
         let offline: Gauge
     }
 
-    /// The values of `beacon_engine_destination_state`'s `state` dimension.
-    public static let stateNames = ["idle", "sending", "backing_off", "paused_operator", "paused_credentials", "offline"]
+    /// The values of `beacon_engine_destination_state`'s `state` dimension: the status
+    /// report's codes (``EngineStatusReport/Destination/Code``).
+    public static let stateNames = EngineStatusReport.Destination.Code.allCases.map(\.rawValue)
 
     /// A destination state's name in ``stateNames``.
     static func stateName(_ state: DestinationStatus.State) -> String {
-        switch state {
-        case .idle: return "idle"
-        case .sending: return "sending"
-        case .backingOff: return "backing_off"
-        case .pausedByOperator: return "paused_operator"
-        case .paused: return "paused_credentials"
-        case .offline: return "offline"
-        }
+        EngineStatusReport.Destination.code(of: state).rawValue
     }
 
     /// The `# HELP` text of every instrument, by full name (for an exporter that takes it,

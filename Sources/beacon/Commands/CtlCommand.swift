@@ -53,7 +53,8 @@ struct CtlCommand: AsyncParsableCommand {
     @Flag(help: """
         Print the engine's answer as JSON. With status: policy, batchSize, offline, depth, deadLetters, queue (events, \
         bytes, maxEvents, maxBytes, full), destinations with name, state, paused, pausedBy, pending, oldestPendingAge in \
-        seconds, lastSuccessAt, stalled, endpoint, nextRetryAt, consecutiveFailures, lastError; commands. \
+        seconds, lastSuccessAt, stalled, endpoint, code (idle, sending, backing_off, paused_operator, paused_credentials, \
+        offline), nextRetryAt, consecutiveFailures, lastError, deliveryRate; commands. \
         With pause: paused, recorded (false when the store could not record the pause) and a warning. With retry-now: \
         retried (the destinations whose backoff ended), offline. With flush: backingOff (name, nextRetryAt). \
         watch always prints JSON.
@@ -180,34 +181,33 @@ struct CtlCommand: AsyncParsableCommand {
     }
 
     static func printStatus(_ result: JSONValue) {
-        Output.line("policy       \(result["policy"]?.stringValue ?? "?")")
-        Output.line("batch size   \(result["batchSize"]?.intValue.map(String.init) ?? "?")")
-        Output.line("offline      \(result["offline"] == .bool(true) ? "yes" : "no")")
-        Output.line("depth        \(result["depth"]?.intValue.map(String.init) ?? "?") events")
-        if let queue = result["queue"], let max = queue["maxEvents"]?.intValue, let maxBytes = queue["maxBytes"]?.intValue {
-            let full = queue["full"] == .bool(true) ? "  FULL: new events push the oldest out" : ""
-            Output.line("queue        \(queue["events"]?.intValue.map(String.init) ?? "?") of \(max) events, "
-                + "\(queue["bytes"]?.intValue.map(String.init) ?? "?") of \(maxBytes) bytes\(full)")
+        guard let report = EngineStatusReport(json: result) else {
+            // An engine of another version: show what it said rather than nothing.
+            Output.line("the engine's status is not one this beacon reads; as JSON:")
+            return Output.json(result.jsonString)
         }
-        Output.line("dead letters \(result["deadLetters"]?.intValue.map(String.init) ?? "?")")
-        if case .array(let destinations)? = result["destinations"] {
-            for destination in destinations {
-                var notes: [String] = []
-                if let state = destination["state"]?.stringValue { notes.append(state) }
-                if let age = destination["oldestPendingAge"]?.doubleValue, age.isFinite {
-                    notes.append("oldest \(Int64(saturating: age.rounded(.down))) s")  // checked: saturating
-                }
-                if let success = destination["lastSuccessAt"]?.stringValue { notes.append("last success \(success)") }
-                if destination["stalled"] == .bool(true) { notes.append("STALLED") }
-                if let next = destination["nextRetryAt"]?.stringValue { notes.append("next retry \(next)") }
-                if let failures = destination["consecutiveFailures"]?.intValue, failures > 0 {
-                    notes.append("\(failures) failure\(failures == 1 ? "" : "s") in a row")
-                }
-                if let error = destination["lastError"]?.stringValue { notes.append("last error: \(PrintableText.line(error))") }
-                Output.line(
-                    "destination  \(destination["name"]?.stringValue ?? "?"): \(destination["pending"]?.intValue.map(String.init) ?? "?") pending"
-                        + (notes.isEmpty ? "" : ", " + notes.joined(separator: ", ")))
+        Output.line("policy       \(PrintableText.line(report.policy))")
+        Output.line("batch size   \(report.batchSize)")
+        Output.line("offline      \(report.offline ? "yes" : "no")")
+        Output.line("depth        \(report.depth) events")
+        if let max = report.queue.maxEvents, let maxBytes = report.queue.maxBytes {
+            let full = report.queue.full ? "  FULL: new events push the oldest out" : ""
+            Output.line("queue        \(report.queue.events) of \(max) events, \(report.queue.bytes) of \(maxBytes) bytes\(full)")
+        }
+        Output.line("dead letters \(report.deadLetters)")
+        for destination in report.destinations {
+            var notes = [PrintableText.line(destination.state)]
+            if let age = destination.oldestPendingAge, age.isFinite {
+                notes.append("oldest \(Int64(saturating: age.rounded(.down))) s")  // checked: saturating
             }
+            if let success = destination.lastSuccessAt { notes.append("last success \(PrintableText.line(success))") }
+            if destination.stalled { notes.append("STALLED") }
+            if let next = destination.nextRetryAt { notes.append("next retry \(PrintableText.line(next))") }
+            if destination.consecutiveFailures > 0 {
+                notes.append("\(destination.consecutiveFailures) failure\(destination.consecutiveFailures == 1 ? "" : "s") in a row")
+            }
+            if let error = destination.lastError { notes.append("last error: \(PrintableText.line(error))") }
+            Output.line("destination  \(PrintableText.line(destination.name)): \(destination.pending) pending, " + notes.joined(separator: ", "))
         }
     }
 }

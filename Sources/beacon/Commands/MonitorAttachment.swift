@@ -93,53 +93,37 @@ final class MonitorAttachment: Sendable {
         contact.withLock { $0 = (true, nil) }
         var attached = snapshot
         attached.isReadOnlyMonitor = false
-        attached.isOffline = status["offline"] == .bool(true)
-        attached.batchSize = status["batchSize"]?.intValue
+        guard let report = EngineStatusReport(json: status) else {
+            // An engine that answers with a status this build cannot read: attached, with
+            // what it does not say left unknown rather than guessed.
+            attached.policy = nil
+            attached.batchSize = nil
+            return attached
+        }
+        attached.isOffline = report.offline
+        attached.batchSize = report.batchSize
         // An unreadable policy shows as unknown rather than as a guess.
-        attached.policy = status["policy"]?.stringValue.flatMap { try? FlushPolicy(parsing: $0) }
-        if let queue = status["queue"], let events = queue["maxEvents"]?.intValue, let bytes = queue["maxBytes"]?.intValue,
-            events > 0, bytes > 0 {
+        attached.policy = try? FlushPolicy(parsing: report.policy)
+        if let events = report.queue.maxEvents, let bytes = report.queue.maxBytes, events > 0, bytes > 0 {
             attached.queueBounds = QueueBounds(maxEvents: events, maxBytes: bytes)
         }
-        attached.endpoint = Self.endpoints(status)
-        // The store knows depths and dead letters; the engine knows who is paused and since when.
-        if case .array(let destinations)? = status["destinations"] {
-            for destination in destinations {
-                guard let name = destination["name"]?.stringValue,
-                    let index = attached.destinations.firstIndex(where: { $0.name == name }) else { continue }
-                if destination["pausedBy"] == .string("operator") {
-                    attached.destinations[index].state = .pausedByOperator
-                } else if destination["pausedBy"] == .string("credentials") {
-                    let text = destination["state"]?.stringValue ?? "credentials refused"
-                    attached.destinations[index].state = .paused(reason: text.hasPrefix("paused: ") ? String(text.dropFirst(8)) : text)
-                } else if let next = destination["nextRetryAt"]?.stringValue.flatMap(Timestamp.init(iso8601:)) {
-                    // The store cannot know a backoff: only the engine does.
-                    attached.destinations[index].state = .backingOff(until: next)
-                } else if destination["state"] == .string("sending") {
-                    attached.destinations[index].state = .sending
-                } else if destination["state"] == .string("offline") {
-                    attached.destinations[index].state = .offline
-                }
-                if let failures = destination["consecutiveFailures"]?.intValue, failures >= 0 {
-                    attached.destinations[index].consecutiveFailures = failures
-                }
-                if let error = destination["lastError"]?.stringValue {
-                    attached.destinations[index].lastError = PrintableText.line(error)
-                }
-                attached.destinations[index].stalled = destination["stalled"] == .bool(true)
-                if let rate = destination["deliveryRate"]?.doubleValue, rate.isFinite, rate >= 0 {
-                    attached.destinations[index].deliveryRate = rate
-                }
-            }
+        attached.endpoint = Self.endpoints(report)
+        // The store knows depths and dead letters; the engine knows each destination's state.
+        for destination in report.destinations {
+            guard let index = attached.destinations.firstIndex(where: { $0.name == destination.name }) else { continue }
+            attached.destinations[index].state = destination.destinationState
+            attached.destinations[index].consecutiveFailures = max(0, destination.consecutiveFailures)
+            attached.destinations[index].lastError = destination.lastError.map(PrintableText.line)
+            attached.destinations[index].stalled = destination.stalled
+            if let rate = destination.deliveryRate, rate.isFinite, rate >= 0 { attached.destinations[index].deliveryRate = rate }
         }
         return attached
     }
 
     /// Where the engine sends: its one destination's endpoint, or `N destinations: a, b`.
-    static func endpoints(_ status: JSONValue) -> String {
-        let destinations = status["destinations"]?.arrayValue ?? []
-        if destinations.count == 1, let endpoint = destinations[0]["endpoint"]?.stringValue { return PrintableText.line(endpoint) }
-        let names = destinations.compactMap { $0["name"]?.stringValue }.map(PrintableText.line)
+    static func endpoints(_ report: EngineStatusReport) -> String {
+        if report.destinations.count == 1, let endpoint = report.destinations[0].endpoint { return PrintableText.line(endpoint) }
+        let names = report.destinations.map { PrintableText.line($0.name) }
         return names.isEmpty ? "the engine serving the store" : "\(names.count) destinations: \(names.joined(separator: ", "))"
     }
 

@@ -1,0 +1,98 @@
+import BeaconWire
+
+extension EngineStatusReport {
+    /// One destination in the engine's status.
+    public struct Destination: Codable, Sendable, Hashable {
+        public var name: String
+        /// Where it sends.
+        public var endpoint: String?
+        /// Its state, in words (`backing off`, `paused: HTTP 401 …`).
+        public var state: String
+        /// Its state, as a value: ``Code``.
+        public var code: Code
+        public var paused: Bool
+        /// `operator` or `credentials` while paused.
+        public var pausedBy: String?
+        /// Events it is not done with.
+        public var pending: Int
+        /// Seconds the oldest of them has waited.
+        public var oldestPendingAge: Double?
+        public var lastSuccessAt: String?
+        public var stalled: Bool
+        /// While backing off: when the next try is due.
+        public var nextRetryAt: String?
+        public var consecutiveFailures: Int
+        public var lastError: String?
+        /// Events delivered to it per second lately.
+        public var deliveryRate: Double?
+
+        /// A destination's state as a value (the `state` dimension of
+        /// `beacon_engine_destination_state` uses the same names).
+        public enum Code: String, Codable, Sendable, Hashable, CaseIterable {
+            case idle
+            case sending
+            case backingOff = "backing_off"
+            case pausedByOperator = "paused_operator"
+            case pausedForCredentials = "paused_credentials"
+            case offline
+        }
+
+        public init(
+            name: String, endpoint: String?, state: DestinationStatus.State, pending: Int, oldestPendingAge: Double?,
+            lastSuccessAt: Timestamp?, stalled: Bool, consecutiveFailures: Int, lastError: String?, deliveryRate: Double?
+        ) {
+            self.name = name
+            self.endpoint = endpoint
+            self.state = Self.describe(state)
+            self.code = Self.code(of: state)
+            self.paused = state.isPaused
+            self.pausedBy = state.pausedBy
+            self.pending = pending
+            self.oldestPendingAge = oldestPendingAge
+            self.lastSuccessAt = lastSuccessAt?.iso8601
+            self.stalled = stalled
+            self.nextRetryAt = state.nextRetryAt?.iso8601
+            self.consecutiveFailures = consecutiveFailures
+            self.lastError = lastError
+            self.deliveryRate = deliveryRate
+        }
+
+        /// The state as the engine has it, back from the report (a backoff without a
+        /// readable time reads as sending: it is trying).
+        public var destinationState: DestinationStatus.State {
+            switch code {
+            case .idle: return .idle
+            case .sending: return .sending
+            case .backingOff:
+                return nextRetryAt.flatMap(Timestamp.init(iso8601:)).map { .backingOff(until: $0) } ?? .sending
+            case .pausedByOperator: return .pausedByOperator
+            case .pausedForCredentials:
+                return .paused(reason: state.hasPrefix("paused: ") ? String(state.dropFirst(8)) : state)
+            case .offline: return .offline
+            }
+        }
+
+        static func code(of state: DestinationStatus.State) -> Code {
+            switch state {
+            case .idle: return .idle
+            case .sending: return .sending
+            case .backingOff: return .backingOff
+            case .pausedByOperator: return .pausedByOperator
+            case .paused: return .pausedForCredentials
+            case .offline: return .offline
+            }
+        }
+
+        /// A destination's state in one word or two.
+        static func describe(_ state: DestinationStatus.State) -> String {
+            switch state {
+            case .idle: return "idle"
+            case .sending: return "sending"
+            case .backingOff: return "backing off"
+            case .paused(let reason): return "paused: \(reason)"
+            case .pausedByOperator: return "paused by operator"
+            case .offline: return "offline"
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import BeaconWire
+import Foundation
+
+/// The engine's `status`, declared once: what `ctl status`, `watch` and an attached
+/// `beacon monitor` read. The control channel carries it as JSON (``json``); a reader
+/// takes it back with ``init(json:)`` instead of reading keys by name.
+///
+/// Each destination's state is an explicit value (``Destination/code``) with what it
+/// carries (the next retry, who paused it, the last error): what the engine does not know
+/// is absent, never a default.
+public struct EngineStatusReport: Codable, Sendable, Hashable {
+    /// The flush policy in force, as its text (`count 100 or every 5s`).
+    public var policy: String
+    public var batchSize: Int
+    public var offline: Bool
+    /// Events committed to the store and not yet delivered to every destination.
+    public var depth: Int
+    /// Dead letters held now, and retried and purged over the store's life.
+    public var deadLetters: Int
+    public var deadLettersRetried: Int
+    public var deadLettersPurged: Int
+    /// The store's path.
+    public var store: String
+    /// The queue against its bounds.
+    public var queue: Queue
+    public var destinations: [Destination]
+    /// Commands the control channel applied and refused (added by the server).
+    public var commands: Commands?
+
+    public init(
+        policy: String, batchSize: Int, offline: Bool, depth: Int, deadLetters: Int, deadLettersRetried: Int,
+        deadLettersPurged: Int, store: String, queue: Queue, destinations: [Destination], commands: Commands? = nil
+    ) {
+        self.policy = policy
+        self.batchSize = batchSize
+        self.offline = offline
+        self.depth = depth
+        self.deadLetters = deadLetters
+        self.deadLettersRetried = deadLettersRetried
+        self.deadLettersPurged = deadLettersPurged
+        self.store = store
+        self.queue = queue
+        self.destinations = destinations
+        self.commands = commands
+    }
+
+    /// The queue's counts and bounds.
+    public struct Queue: Codable, Sendable, Hashable {
+        /// Events held: committed and in the memory buffer.
+        public var events: Int
+        public var bytes: Int
+        /// The bounds (absent when unbounded or unknown).
+        public var maxEvents: Int?
+        public var maxBytes: Int?
+        /// At a bound (``QueueBounds/isFull(_:)``): new events push the oldest out.
+        public var full: Bool
+
+        public init(events: Int, bytes: Int, maxEvents: Int?, maxBytes: Int?, full: Bool) {
+            self.events = events
+            self.bytes = bytes
+            self.maxEvents = maxEvents
+            self.maxBytes = maxBytes
+            self.full = full
+        }
+    }
+
+    /// What the control channel counted.
+    public struct Commands: Codable, Sendable, Hashable {
+        public var applied: Int
+        public var refused: Int
+    }
+
+    /// The report as the control channel's JSON.
+    public var json: JSONValue {
+        // Deliberate: encoding plain values and strings cannot fail; `null` would say so.
+        guard let data = try? JSONEncoder().encode(self), let value = try? JSONDecoder().decode(JSONValue.self, from: data) else {
+            return .null
+        }
+        return value
+    }
+
+    /// Reads a report from the control channel's JSON; `nil` when it is not one (an
+    /// engine of another version, a damaged answer).
+    public init?(json: JSONValue) {
+        // Deliberate: a `status` that does not decode is treated as no report, not as a crash.
+        guard let data = try? JSONEncoder().encode(json), let report = try? JSONDecoder().decode(Self.self, from: data) else {
+            return nil
+        }
+        self = report
+    }
+}

@@ -1,0 +1,55 @@
+import Beacon
+import BeaconWire
+import Testing
+
+/// The engine's status declared once: what the engine writes is what `ctl` and the
+/// monitor read back, each destination's state as an explicit value.
+@Suite("Engine status report")
+struct EngineStatusReportTests {
+    static let next = Timestamp(millisecondsSince1970: 1_795_000_000_123)
+
+    static func report(_ states: [DestinationStatus.State]) -> EngineStatusReport {
+        EngineStatusReport(
+            policy: "count 10 or every 200ms", batchSize: 100, offline: false, depth: 42, deadLetters: 3, deadLettersRetried: 1,
+            deadLettersPurged: 2, store: "/tmp/s.sqlite",
+            queue: .init(events: 42, bytes: 4_200, maxEvents: 100, maxBytes: 1 << 20, full: false),
+            destinations: states.enumerated().map { index, state in
+                EngineStatusReport.Destination(
+                    name: "d\(index)", endpoint: "http://127.0.0.1:\(8_000 + index)", state: state, pending: index,
+                    oldestPendingAge: index == 0 ? nil : 1.5, lastSuccessAt: nil, stalled: index == 2, consecutiveFailures: index,
+                    lastError: index == 0 ? nil : "HTTP 503", deliveryRate: index == 0 ? nil : 12.5)
+            })
+    }
+
+    @Test("every state survives the trip through the control channel's JSON")
+    func roundTrip() throws {
+        let states: [DestinationStatus.State] = [
+            .idle, .sending, .backingOff(until: Self.next), .pausedByOperator, .paused(reason: "HTTP 401: credentials refused"), .offline,
+        ]
+        let report = Self.report(states)
+        let back = try #require(EngineStatusReport(json: report.json))
+        #expect(back == report)
+        #expect(back.destinations.map(\.destinationState) == states)
+        #expect(back.destinations.map(\.code) == EngineStatusReport.Destination.Code.allCases)
+        #expect(back.destinations[2].nextRetryAt == Self.next.iso8601)
+        #expect(back.destinations[0].nextRetryAt == nil && back.destinations[0].lastError == nil, "unknown is absent, not a default")
+    }
+
+    @Test("the JSON keeps the names scripts read")
+    func jsonNames() {
+        let json = Self.report([.backingOff(until: Self.next)]).json
+        let destination = json["destinations"]?.arrayValue?.first
+        #expect(destination?["state"] == "backing off")
+        #expect(destination?["code"] == "backing_off")
+        #expect(destination?["nextRetryAt"] == .string(Self.next.iso8601))
+        #expect(json["queue"]?["maxEvents"] == 100)
+        #expect(json["depth"] == 42)
+    }
+
+    @Test("a status that is not a report is refused, not guessed", arguments: [
+        JSONValue.null, ["policy": 1], ["policy": "manual", "batchSize": "ten"], .array([]),
+    ])
+    func notAReport(json: JSONValue) {
+        #expect(EngineStatusReport(json: json) == nil)
+    }
+}
