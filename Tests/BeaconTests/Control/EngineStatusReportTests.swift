@@ -44,6 +44,7 @@ struct EngineStatusReportTests {
         #expect(destination?["nextRetryAt"] == .string(Self.next.iso8601))
         #expect(json["queue"]?["maxEvents"] == 100)
         #expect(json["depth"] == 42)
+        #expect(destination?["lastSuccessAt"] == .null && destination?["lastError"] == .null, "unknown is null: every key is there")
     }
 
     @Test("a status that is not a report is refused, not guessed", arguments: [

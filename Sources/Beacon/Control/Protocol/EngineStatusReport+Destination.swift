@@ -57,6 +57,25 @@ extension EngineStatusReport {
             self.deliveryRate = deliveryRate
         }
 
+        /// Every field, an unknown one as `null` (scripts find each key in every answer).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(endpoint, forKey: .endpoint)
+            try container.encode(state, forKey: .state)
+            try container.encode(code, forKey: .code)
+            try container.encode(paused, forKey: .paused)
+            try container.encode(pausedBy, forKey: .pausedBy)
+            try container.encode(pending, forKey: .pending)
+            try container.encode(oldestPendingAge, forKey: .oldestPendingAge)
+            try container.encode(lastSuccessAt, forKey: .lastSuccessAt)
+            try container.encode(stalled, forKey: .stalled)
+            try container.encode(nextRetryAt, forKey: .nextRetryAt)
+            try container.encode(consecutiveFailures, forKey: .consecutiveFailures)
+            try container.encode(lastError, forKey: .lastError)
+            try container.encode(deliveryRate, forKey: .deliveryRate)
+        }
+
         /// The state as the engine has it, back from the report (a backoff without a
         /// readable time reads as sending: it is trying).
         public var destinationState: DestinationStatus.State {

@@ -55,6 +55,16 @@ public struct EngineStatusReport: Codable, Sendable, Hashable {
         /// At a bound (``QueueBounds/isFull(_:)``): new events push the oldest out.
         public var full: Bool
 
+        /// Every field; unknown bounds as `null`.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(events, forKey: .events)
+            try container.encode(bytes, forKey: .bytes)
+            try container.encode(maxEvents, forKey: .maxEvents)
+            try container.encode(maxBytes, forKey: .maxBytes)
+            try container.encode(full, forKey: .full)
+        }
+
         public init(events: Int, bytes: Int, maxEvents: Int?, maxBytes: Int?, full: Bool) {
             self.events = events
             self.bytes = bytes
