@@ -153,7 +153,7 @@ extension CollectorError {
             headers: [("Retry-After", String(retryAfterSeconds))])
     }
 
-    static func queueFull(_ error: StoreFullError) -> CollectorError {
+    static func queueFull(_ error: StoreUnavailableError) -> CollectorError {
         CollectorError(
             status: 503, code: "queue_full",
             message: "The queue is full (\(error.reason)); nothing was stored, retry after \(error.retryAfterSeconds) s.",

@@ -126,7 +126,7 @@ struct IngestHandler: Sendable {
         let result: StoreInsertResult
         do {
             result = try await core.store.insert(batch)
-        } catch let error as StoreFullError {
+        } catch let error as StoreUnavailableError where error.cause == .full {
             core.logger.warning("the queue is full: a batch was refused", metadata: ["reason": "\(error)", "events": "\(count)"])
             throw CollectorError.queueFull(error)
         } catch let error as StoreUnavailableError {

@@ -12,10 +12,9 @@ public protocol CollectorStore: Sendable {
     /// count as duplicates.
     ///
     /// - Throws: ``StoreUnavailableError`` when the database cannot take the batch now
-    ///   (down, slow, or too many batches already waiting): the caller answers 503.
+    ///   (down, slow, too many batches already waiting, or full): the caller answers 503.
     ///   ``StoreRefusedEventsError`` when the store refuses some events for good: the
-    ///   caller answers 400 listing them. ``StoreFullError`` when the store holds all it
-    ///   may: the caller answers 503 `queue_full`.
+    ///   caller answers 400 listing them.
     func insert(_ batch: AcceptedBatch) async throws -> StoreInsertResult
 
     /// The number of distinct events stored (shared by every collector over the same

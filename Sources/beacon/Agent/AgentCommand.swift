@@ -133,8 +133,7 @@ struct AgentCommand: AsyncParsableCommand {
             queue: queue, destinations: destinations, settings: EngineSettings(policy: flushPolicy, batchSize: batchSize),
             clock: ContinuousClock(), finalFlushTimeout: Self.finalFlushTimeout, logger: logger("beacon.engine"))
         let store = AgentIngestStore(
-            tracker: engine.tracker, queue: queue, maxQueuedEvents: queueConfiguration.maxQueuedEvents,
-            maxQueuedBytes: queueConfiguration.maxQueuedBytes, commitTimeout: Self.commitTimeout, logger: agentLogger)
+            tracker: engine.tracker, queue: queue, commitTimeout: Self.commitTimeout, logger: agentLogger)
         var ingest = CollectorConfiguration(host: host, port: port, writeKeys: Set(writeKeys))
         ingest.metricsPrefix = "beacon_agent_ingest"
         ingest.exportsStoreTotals = false  // the engine's metrics report the queue

@@ -12,10 +12,9 @@ import Logging
 struct AgentIngestStore: CollectorStore {
     let tracker: Tracker
     let queue: SQLiteEventQueue
-    /// The queue's bounds: past them the queue would drop its oldest events, so the
-    /// agent refuses new ones instead.
-    let maxQueuedEvents: Int
-    let maxQueuedBytes: Int
+    /// The queue's bounds (``SQLiteEventQueue/bounds``): past them the queue would drop its
+    /// oldest events, so the agent refuses new ones instead.
+    var bounds: QueueBounds { queue.bounds ?? QueueBounds(maxEvents: .max, maxBytes: .max) }
     /// The longest wait for a batch's commit before answering 503.
     let commitTimeout: Duration
     let logger: Logger
@@ -43,8 +42,9 @@ struct AgentIngestStore: CollectorStore {
         if !rejections.isEmpty { throw StoreRefusedEventsError(rejections: rejections) }
         let depth = queue.depth
         // Counts and sizes are bounded (the collector's request limits), so these sums cannot overflow.
-        guard depth.events + depth.buffered + events.count <= maxQueuedEvents, depth.bytes + bytes <= maxQueuedBytes else {
-            throw StoreFullError(reason: fullness(depth), retryAfterSeconds: 5)
+        let bounds = self.bounds
+        guard depth.events + depth.buffered + events.count <= bounds.maxEvents, depth.bytes + bytes <= bounds.maxBytes else {
+            throw StoreUnavailableError(reason: fullness(depth, bounds), retryAfterSeconds: 5, cause: .full)
         }
         var tickets: [CommitTicket] = []
         tickets.reserveCapacity(events.count)
@@ -93,16 +93,18 @@ struct AgentIngestStore: CollectorStore {
     /// every batch then), so a balancer or a script sees it.
     func health() async -> StoreHealth {
         if let failure = queue.currentFailure { return StoreHealth(kind: "beacon-queue", problem: "\(failure)") }
+        // The same test as `ctl status` and `beacon_engine_queue_full`: one answer everywhere.
         let depth = queue.depth
-        guard depth.events + depth.buffered < maxQueuedEvents, depth.bytes < maxQueuedBytes else {
-            return StoreHealth(kind: "beacon-queue", problem: "queue full: " + fullness(depth))
+        let bounds = self.bounds
+        guard !bounds.isFull(depth) else {
+            return StoreHealth(kind: "beacon-queue", problem: "queue full: " + fullness(depth, bounds))
         }
         return StoreHealth(kind: "beacon-queue", problem: nil)
     }
 
     /// How full the queue is, against its bounds (`--max-queue-events`, `--max-queue-bytes`).
-    private func fullness(_ depth: QueueDepth) -> String {
-        "\(depth.events + depth.buffered) of \(maxQueuedEvents) events, \(depth.bytes) of \(maxQueuedBytes) bytes; "
+    private func fullness(_ depth: QueueDepth, _ bounds: QueueBounds) -> String {
+        "\(depth.events + depth.buffered) of \(bounds.maxEvents) events, \(depth.bytes) of \(bounds.maxBytes) bytes; "
             + "it takes more once its destinations drain it"
     }
 
