@@ -23,6 +23,8 @@ import BeaconDashboard
 ///   - mode: `.demo` (keys drive the engine) or `.monitor` (read-only).
 ///   - initialState: A starting state (burst size, generator rate, fault preset), if not
 ///     the defaults for `mode`.
+///   - deadLetters: Where the dead-letter view reads letters (search, detail pane); without
+///     it the view lists the snapshot's newest letters.
 ///   - perform: Carries out one action; awaited before the next key is handled.
 /// - Returns: Why it stopped.
 /// - Throws: ``TerminalError`` when there is no usable terminal; `CancellationError`
@@ -32,6 +34,7 @@ public func runDashboard(
     snapshots: AsyncStream<EngineSnapshot>,
     mode: DashboardMode,
     initialState: DashboardState? = nil,
+    deadLetters: (any DeadLetterReading)? = nil,
     perform: @escaping @Sendable (DashboardAction) async -> Void
 ) async throws -> DashboardExit {
     let screen = try TerminalScreen()
@@ -59,6 +62,7 @@ public func runDashboard(
             }
         }
         loop.expireMessage(now: clock.now)
+        if let deadLetters { await loop.readDeadLetters(from: deadLetters, now: clock.now) }
         loop.repaintIfNeeded(screen: screen, inbox: inbox)
         if inbox.isFinished { return .snapshotsEnded }
         try await Task.sleep(for: .milliseconds(50))
@@ -75,6 +79,10 @@ struct DashboardLoop {
     private var drawnSize = (width: -1, height: -1)
     private var messageShown: (message: StatusMessage, at: ContinuousClock.Instant)?
     private static let messageLifetime = Duration.seconds(5)
+    /// What the dead-letter view last read, and when.
+    private var deadLettersRead: (query: DeadLetterQuery, detail: Int64?, at: ContinuousClock.Instant)?
+    /// How often the open dead-letter view reads the store again.
+    private static let deadLetterInterval = Duration.milliseconds(500)
 
     init(state: DashboardState) {
         self.state = state
@@ -91,6 +99,28 @@ struct DashboardLoop {
         } else if let shown = messageShown, now - shown.at > Self.messageLifetime {
             state.message = nil
             messageShown = nil
+        }
+    }
+
+    /// While the dead-letter view is open, reads the letters its search finds (and the
+    /// open letter whole): at once when the search or the letter changed, else every
+    /// half second. A failed read leaves the last one on screen and says so.
+    mutating func readDeadLetters(from source: any DeadLetterReading, now: ContinuousClock.Instant) async {
+        guard state.view == .deadLetters else {
+            deadLettersRead = nil
+            return
+        }
+        let query = state.workbench.query
+        let detail = state.workbench.detail?.id
+        if let last = deadLettersRead, last.query == query, last.detail == detail, now - last.at < Self.deadLetterInterval { return }
+        deadLettersRead = (query, detail, now)
+        do {
+            let page = try await source.deadLetters(matching: query, limit: DeadLetterWorkbench.pageLimit)
+            var read: (id: Int64, letter: DeadLetter?)?
+            if let detail { read = (detail, try await source.deadLetter(id: detail)) }
+            state.receive(DeadLetterWorkbench.Results(query: query, page: page), detail: read)
+        } catch {
+            state.message = StatusMessage("could not read the dead letters: \(error)", severity: .error)
         }
     }
 
@@ -112,3 +142,4 @@ struct DashboardLoop {
         needsRepaint = false
     }
 }
+

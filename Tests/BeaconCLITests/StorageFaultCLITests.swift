@@ -63,7 +63,7 @@ struct StorageFaultCLITests {
         // What a future Beacon might do: a migration this binary does not know, and a column renamed.
         try await DatabaseQueue(path: db).write { db in
             try db.execute(sql: "ALTER TABLE events RENAME COLUMN message_id TO mid")
-            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v6-future')")
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v7-future')")
         }
         for command in [
             ["status", "--db", db], ["monitor", "--db", db], ["track", "--db", db], ["track", "--db", db, "--print-ids"],
@@ -73,13 +73,13 @@ struct StorageFaultCLITests {
             #expect(!result.timedOut, "\(command) ended")
             #expect(result.status == 1, "\(command) exits 1, not \(result.status) (\(result.stderr))")
             #expect(result.stderrLines.count == 1, "\(command): one line, not \(result.stderrLines)")
-            #expect(result.stderr.contains("schema version 6"), "\(command): \(result.stderr)")
-            #expect(result.stderr.contains("version 5"), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("schema version 7"), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("version 6"), "\(command): \(result.stderr)")
         }
         let migrations = try await DatabaseQueue(path: db).read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
         }
-        #expect(migrations == ["v1-queue", "v2-sync", "v3-destinations", "v4-operations", "v5-pauses", "v6-future"])
+        #expect(migrations == ["v1-queue", "v2-sync", "v3-destinations", "v4-operations", "v5-pauses", "v6-dead-letter-attempts", "v7-future"])
         let depth = try await DatabaseQueue(path: db).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") }
         #expect(depth == 2, "no event was added to the newer store")
     }

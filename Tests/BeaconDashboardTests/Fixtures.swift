@@ -139,7 +139,8 @@ enum Fixtures {
             let reason = even ? "properties.total must be a number" : "event too large: 41,204 bytes, the limit is 32,768"
             letters.append(DeadLetterSummary(
                 id: Int64(107 - index), destination: "default", name: even ? "checkout" : "Order Completed", reason: reason,
-                status: even ? 400 : 413, failedAt: failedAt, preview: preview))
+                status: even ? 400 : 413, failedAt: failedAt, preview: preview, messageId: "0193a7c2-\(index)",
+                attempts: index == 1 ? 3 : 1))
         }
         snapshot.recentDeadLetters = letters
         return snapshot

@@ -41,7 +41,7 @@ import Testing
         for key: Key in [.character("d"), .down] { state = DashboardReducer.reduce(state, key).0 }
         try expectGolden("dead-letter-view-80x24", Fixtures.deadLetters(), state, 80, 24)
         state = DashboardReducer.reduce(state, .character("X")).0
-        #expect(state.confirmation == .purgeAll(count: 7))
+        #expect(state.confirmation == .purge(.all(count: 7)))
         try expectGolden("dead-letter-purge-confirm-80x24", Fixtures.deadLetters(), state, 80, 24)
     }
 
@@ -123,24 +123,25 @@ import Testing
     @Test func tooSmall() throws {
         try expectGolden("too-small-39x9", Fixtures.steady(), Fixtures.demoState(), 39, 9)
     }
+}
 
-    private func expectGolden(
-        _ name: String, _ snapshot: EngineSnapshot, _ state: DashboardState, _ width: Int, _ height: Int,
-        styles: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
-        let grid = DashboardRenderer.render(snapshot: snapshot, state: state, size: (width: width, height: height))
-        #expect(grid.width == width && grid.height == height, sourceLocation: sourceLocation)
-        let actual = (styles ? grid.styleText : grid.text) + "\n"
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Golden").appendingPathComponent(name + ".txt")
-        if ProcessInfo.processInfo.environment["BEACON_UPDATE_GOLDEN"] == "1" {
-            try actual.write(to: url, atomically: true, encoding: .utf8)
-            return
-        }
-        let expected = try String(contentsOf: url, encoding: .utf8)
-        #expect(actual == expected, "\(name) differs from Golden/\(name).txt:\n\(GoldenDiff.describe(expected: expected, actual: actual))",
-                sourceLocation: sourceLocation)
+/// Compares a render with `Golden/NAME.txt` (rewrites it with `BEACON_UPDATE_GOLDEN=1`).
+func expectGolden(
+    _ name: String, _ snapshot: EngineSnapshot, _ state: DashboardState, _ width: Int, _ height: Int,
+    styles: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    let grid = DashboardRenderer.render(snapshot: snapshot, state: state, size: (width: width, height: height))
+    #expect(grid.width == width && grid.height == height, sourceLocation: sourceLocation)
+    let actual = (styles ? grid.styleText : grid.text) + "\n"
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Golden").appendingPathComponent(name + ".txt")
+    if ProcessInfo.processInfo.environment["BEACON_UPDATE_GOLDEN"] == "1" {
+        try actual.write(to: url, atomically: true, encoding: .utf8)
+        return
     }
+    let expected = try String(contentsOf: url, encoding: .utf8)
+    #expect(actual == expected, "\(name) differs from Golden/\(name).txt:\n\(GoldenDiff.describe(expected: expected, actual: actual))",
+            sourceLocation: sourceLocation)
 }
 
 enum GoldenDiff {

@@ -16,9 +16,18 @@ public struct DeadLetterSummary: Sendable, Hashable {
     public var failedAt: Timestamp
     /// The payload's first characters.
     public var preview: String
+    /// The event's messageId.
+    public var messageId: String
+    /// How many times its destination refused it (more than 1 after retries).
+    public var attempts: Int
 
-    public init(id: Int64, destination: String, name: String, reason: String, status: Int?, failedAt: Timestamp, preview: String) {
+    public init(
+        id: Int64, destination: String, name: String, reason: String, status: Int?, failedAt: Timestamp, preview: String,
+        messageId: String = "", attempts: Int = 1
+    ) {
         self.id = id
+        self.messageId = messageId
+        self.attempts = attempts
         self.destination = destination
         self.name = name
         self.reason = reason
@@ -31,7 +40,8 @@ public struct DeadLetterSummary: Sendable, Hashable {
     public init(_ letter: DeadLetter) {
         self.init(
             id: letter.id, destination: letter.destination, name: letter.event.name, reason: letter.reason, status: letter.status,
-            failedAt: letter.failedAt, preview: letter.payloadPreview(limit: 160))
+            failedAt: letter.failedAt, preview: letter.payloadPreview(limit: 160), messageId: letter.event.messageId,
+            attempts: letter.attemptCount)
     }
 
     /// How many the snapshot lists at most, newest first.

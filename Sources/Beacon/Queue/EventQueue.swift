@@ -125,6 +125,12 @@ extension EventQueue {
         try await deadLetters(limit: .max).first { $0.id == id }
     }
 
+    /// For queues that keep no index: filters ``deadLetters(limit:)``.
+    public func deadLetters(matching query: DeadLetterQuery, limit: Int) async throws(StorageError) -> DeadLetterPage {
+        let found = try await deadLetters(limit: .max).filter(query.matches)
+        return DeadLetterPage(letters: Array(found.prefix(max(0, limit))), total: found.count)
+    }
+
     /// Queues that do not implement it refuse with a storage error that says so.
     public func retryDeadLetters(_ selection: DeadLetterSelection) async throws(StorageError) -> DeadLetterChange {
         throw StorageError(kind: .other, message: "\(location) cannot retry dead letters (\(type(of: self)) does not implement it)")

@@ -20,6 +20,9 @@ public final class InMemoryEventQueue: EventQueue {
         var leases: [String: ClosedRange<Int64>] = [:]
         var deadLetters: [DeadLetter] = []
         var lastDeadLetterID: Int64 = 0
+        /// Letters retried, by their copy's sequence and destination: a new refusal of the
+        /// copy brings the letter back under its id, one attempt more.
+        var retried: [RetryKey: DeadLetter] = [:]
         var batches: [BatchRecord] = []
         var lastBatchID: Int64 = 0
         var maxEvents: Int
@@ -28,6 +31,11 @@ public final class InMemoryEventQueue: EventQueue {
             guard destinations[destination] == nil else { return }
             destinations[destination] = DestinationDepth(pending: events.count { !$0.doneBy.contains(destination) })
         }
+    }
+
+    private struct RetryKey: Hashable {
+        var sequence: Int64
+        var destination: String
     }
 
     private struct Entry {
@@ -211,8 +219,14 @@ public final class InMemoryEventQueue: EventQueue {
             for var letter in letters {
                 // One letter per event and destination, as the SQLite store keeps them.
                 storage.deadLetters.removeAll { $0.event.sequence == letter.event.sequence && $0.destination == letter.destination }
-                storage.lastDeadLetterID += 1
-                letter.id = storage.lastDeadLetterID
+                if let before = storage.retried.removeValue(forKey: RetryKey(sequence: letter.event.sequence, destination: letter.destination)) {
+                    letter.id = before.id
+                    letter.attempts = before.attempts + [DeadLetterAttempt(
+                        number: before.attemptCount + 1, reason: letter.reason, status: letter.status, failedAt: letter.failedAt)]
+                } else {
+                    storage.lastDeadLetterID += 1
+                    letter.id = storage.lastDeadLetterID
+                }
                 storage.deadLetters.append(letter)
             }
             storage.batches.append(settlement.record)
@@ -241,6 +255,13 @@ public final class InMemoryEventQueue: EventQueue {
         storage.withLock { $0.deadLetters.first { $0.id == id } }
     }
 
+    public func deadLetters(matching query: DeadLetterQuery, limit: Int) async throws(StorageError) -> DeadLetterPage {
+        storage.withLock { storage in
+            let found = storage.deadLetters.filter(query.matches)
+            return DeadLetterPage(letters: Array(found.suffix(max(0, limit)).reversed()), total: found.count)
+        }
+    }
+
     public func retryDeadLetters(_ selection: DeadLetterSelection) async throws(StorageError) -> DeadLetterChange {
         changeDeadLetters(selection) { letter, storage in
             guard storage.destinations[letter.destination] != nil else {
@@ -251,6 +272,7 @@ public final class InMemoryEventQueue: EventQueue {
             storage.nextSeq += 1
             let others = Set(storage.destinations.keys.filter { $0 != letter.destination })
             storage.events.append(Entry(event: event, createdAt: .now(), doneBy: others))
+            storage.retried[RetryKey(sequence: event.sequence, destination: letter.destination)] = letter
             storage.bytes += event.payload.count
             storage.destinations[letter.destination]?.pending += 1
             storage.totals.deadLettersRetried += 1
@@ -274,6 +296,8 @@ public final class InMemoryEventQueue: EventQueue {
             switch selection {
             case .all:
                 letters = storage.deadLetters
+            case .matching(let query):
+                letters = storage.deadLetters.filter(query.matches)
             case .ids(let ids):
                 var seen = Set<Int64>()
                 var found: [DeadLetter] = []
@@ -292,6 +316,9 @@ public final class InMemoryEventQueue: EventQueue {
                 change.done.append(letter.id)
                 change.destinations.insert(letter.destination)
             }
+            // Forget retries whose copy left the queue.
+            let queued = Set(storage.events.map(\.event.sequence))
+            storage.retried = storage.retried.filter { queued.contains($0.key.sequence) }
             return change
         }
         if !change.done.isEmpty {

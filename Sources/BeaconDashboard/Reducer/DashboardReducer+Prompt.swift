@@ -19,12 +19,17 @@ extension DashboardReducer {
             return []
         case .escape:
             state.prompt = nil
-            state.message = StatusMessage(prompt.kind == .policy ? "policy unchanged" : "burst size unchanged")
+            switch prompt.kind {
+            case .policy: state.message = StatusMessage("policy unchanged")
+            case .burstSize: state.message = StatusMessage("burst size unchanged")
+            case .deadLetterSearch: state.message = StatusMessage("search unchanged")
+            }
             return []
         case .enter:
             switch prompt.kind {
             case .policy: return applyPolicy(prompt, state: &state)
             case .burstSize: return applyBurstSize(prompt, state: &state)
+            case .deadLetterSearch: return applyDeadLetterSearch(prompt, state: &state)
             }
         case .resize, .up, .down, .left, .right, .tab:
             return []

@@ -17,7 +17,7 @@ import Beacon
 /// | `s` | poll the remote config feed now (with `beacon demo --config`) |
 /// | `P` | pause the selected destination, or resume it (its events stay queued while paused) |
 /// | `Tab` | select the next destination for `P` |
-/// | `d` | the dead-letter view: `↑`/`↓` (`k`/`j`) select, `r` retry it, `R` retry all, `x` purge it, `X` purge all (both ask `y`), `d`/Esc close |
+/// | `d` | the dead-letter view: `↑`/`↓` (`k`/`j`) select, Space mark, Enter the whole letter and its attempts, `/` search (`dest:NAME reason:TEXT TEXT`), `r` retry the marked (or selected) letters, `R` retry every letter the search finds, `x`/`X` the same for purge (both ask `y`), Esc clear marks or close, `d` close |
 /// | `?` | toggle help; Esc also closes it |
 /// | `q` | quit |
 ///
@@ -67,13 +67,22 @@ public enum DashboardReducer {
             case .pause(let name): return "pause \(name)"
             case .resume(let name): return "resume \(name)"
             case .retryNow(let name): return "retry \(name) now"
-            case .retryDeadLetters(.all): return "retry every dead letter"
-            case .retryDeadLetters(.ids(let ids)): return "retry dead letter\(ids.count == 1 ? "" : "s") \(ids.map(String.init).joined(separator: ", "))"
-            case .purgeDeadLetters(.all): return "purge every dead letter"
-            case .purgeDeadLetters(.ids(let ids)): return "purge dead letter\(ids.count == 1 ? "" : "s") \(ids.map(String.init).joined(separator: ", "))"
+            case .retryDeadLetters(let selection): return "retry " + describe(selection)
+            case .purgeDeadLetters(let selection): return "purge " + describe(selection)
             case .burst, .setGeneratorRate, .setFaultPreset, .syncConfig, .quit: return "that"
             }
         }.joined(separator: ", ")
+    }
+
+    /// Which dead letters, in a few words.
+    static func describe(_ selection: DeadLetterSelection) -> String {
+        switch selection {
+        case .all: return "every dead letter"
+        case .ids(let ids):
+            let shown = ids.prefix(5).map(String.init).joined(separator: ", ") + (ids.count > 5 ? " and \(ids.count - 5) more" : "")
+            return "dead letter\(ids.count == 1 ? "" : "s") \(shown)"
+        case .matching(let query): return "every dead letter matching '\(query)'"
+        }
     }
 
     /// What `key` does, confirmed or not needing it.

@@ -73,13 +73,16 @@ struct Renderer {
             drawStorageProblem(y: y)
             y += 1
         }
-        if layout.graphRows > 0 {
+        // An open dead letter takes the queue graph's rows too: it has the most to say.
+        let letterOpen = state.view == .deadLetters && state.workbench.detail != nil
+        let lentRows = letterOpen && layout.graphRows > 0 ? 1 + layout.graphRows : 0
+        if layout.graphRows > 0, !letterOpen {
             drawQueue(y: y, graphRows: layout.graphRows)
             y += 1 + layout.graphRows
         }
-        if state.view == .deadLetters, layout.middleRows >= 2 {
-            drawDeadLetters(y: y, rows: layout.middleRows - 1)
-            y += layout.middleRows
+        if state.view == .deadLetters, layout.middleRows + lentRows >= 2 {
+            drawDeadLetters(y: y, rows: layout.middleRows + lentRows - 1)
+            y += layout.middleRows + lentRows
         } else {
             if layout.historyRows > 0 {
                 drawHistory(y: y, rows: layout.historyRows)

@@ -18,10 +18,15 @@ extension Renderer {
     private mutating func drawKeys(y: Int) {
         var items: [(key: String, label: String)]
         let paused = state.selectedDestinationName.map { state.pausedDestinations.contains($0) } ?? false
-        if state.view == .deadLetters {
+        if state.view == .deadLetters, state.workbench.detail != nil {
             items = isMonitor
-                ? [("↑↓", "select"), ("d", "close"), ("?", "help"), ("q", "quit")]
-                : [("↑↓", "select"), ("r", "retry"), ("R", "all"), ("x", "purge"), ("X", "all"), ("d", "close"), ("?", "help"), ("q", "quit")]
+                ? [("↑↓", "scroll"), ("Esc", "back"), ("?", "help"), ("q", "quit")]
+                : [("↑↓", "scroll"), ("r", "retry"), ("x", "purge"), ("Esc", "back"), ("?", "help"), ("q", "quit")]
+        } else if state.view == .deadLetters {
+            items = isMonitor
+                ? [("↑↓", "select"), ("⏎", "open"), ("/", "search"), ("d", "close"), ("?", "help"), ("q", "quit")]
+                : [("⏎", "open"), ("/", "search"), ("␣", "mark"), ("r", "retry"), ("R", "found"), ("x", "purge"), ("X", "found"),
+                   ("d", "close"), ("?", "help"), ("q", "quit")]
         } else if isMonitor {
             items = [("d", "dead"), ("?", "help"), ("q", "quit")]
         } else if isAttached {
@@ -66,8 +71,7 @@ extension Renderer {
     private mutating func drawConfirmation(_ confirmation: DashboardState.Confirmation, y: Int) {
         let what: String
         switch confirmation {
-        case .purge(let id): what = "purge dead letter \(id) for good?"
-        case .purgeAll(let count): what = "purge all \(Format.count(count)) dead letters for good?"
+        case .purge(let target): what = "purge \(DashboardReducer.describe(target)) for good?"
         case .engineKey(_, let label):
             grid.write([Span(" live engine: \(label)? ", .warn), Span(" y", .bold), Span(" do it   ", .dim),
                         Span("any other key", .bold), Span(" cancels", .dim)], x: 0, y: y, maxWidth: width)
@@ -91,6 +95,10 @@ extension Renderer {
             label = " burst size> "
             let limits = DashboardLimits.burstSizes
             hint = [Span(" events per burst (b), \(Format.count(limits.lowerBound)) to \(Format.count(limits.upperBound))", .dim)]
+        case .deadLetterSearch:
+            label = " search> "
+            hint = [Span(" dest:", .bold), Span("NAME ", .dim), Span("reason:", .bold), Span("TEXT ", .dim),
+                    Span("words (messageId, name, reason, event); empty: all", .dim)]
         }
         if let error = prompt.error {
             grid.write(" " + error.elidedRight(toWidth: width - 2), x: 0, y: y, style: .error)

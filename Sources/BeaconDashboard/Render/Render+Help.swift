@@ -15,8 +15,9 @@ extension Renderer {
             ("P", "pause / resume the selected destination"),
             ("R", "retry the selected destination now (ends its backoff)"),
             ("Tab", "select the next destination"),
-            ("d", "dead letters: ↑↓ select, r retry, R all,"),
-            ("", "x purge, X all (asks y), d/Esc close"),
+            ("d", "dead letters: ↑↓ select, ⏎ open, / search,"),
+            ("", "␣ mark, r x retry/purge it or the marked,"),
+            ("", "R X all the search finds (x X ask y), d close"),
             ("? Esc", "close this help"),
             ("q", "quit (the caller flushes once more)"),
         ]
@@ -25,7 +26,7 @@ extension Renderer {
         }
         if isMonitor {
             lines = [
-                ("d", "dead letters: ↑↓ select, d/Esc close"), ("Tab", "select the next destination"), ("? Esc", "close this help"),
+                ("d", "dead letters: ↑↓ select, ⏎ open, / search"), ("Tab", "select the next destination"), ("? Esc", "close this help"),
                 ("q", "quit"), ("", "read-only monitor: f p o + - P R r x X"), ("", "need a serving engine on this store"),
             ]
         } else if isAttached {

@@ -10,6 +10,8 @@ public enum DashboardLimits {
     public static let batchSizes = 1...10_000
     /// Generator rates `r` cycles through, in events per second (0: off).
     public static let generatorRates = [0, 10, 100, 1000]
+    /// Lines the dead-letter detail pane scrolls at most.
+    public static let maxDetailScroll = 100_000
     /// Longest prompt text accepted.
     public static let maxPromptLength = 120
     /// Flush policies offered by number in the `p` prompt.

@@ -46,8 +46,10 @@ public struct DashboardState: Sendable, Hashable {
     public var destinationNames: [String] = []
     /// The destinations paused by the operator, as last seen (so `P` knows what to toggle).
     public var pausedDestinations: Set<String> = []
-    /// The newest dead letters' ids, newest first, as last seen.
+    /// The listed dead letters' ids, newest first, as last seen (those the search finds).
     public var deadLetterIDs: [Int64] = []
+    /// The dead-letter view's search, marks, detail pane and last read.
+    public var workbench = DeadLetterWorkbench()
     /// Dead letters in the store, as last seen.
     public var deadLetterCount: Int = 0
 
@@ -59,12 +61,29 @@ public struct DashboardState: Sendable, Hashable {
         case deadLetters
     }
 
+    /// What a dead-letter retry or purge acts on, for its confirmation.
+    public enum DeadLetterTarget: Sendable, Hashable {
+        /// These letters (the marked ones, or the one under the cursor).
+        case ids([Int64])
+        /// Every letter the search finds (`count` as last read).
+        case matching(DeadLetterQuery, count: Int)
+        /// Every letter (`count` as last seen).
+        case all(count: Int)
+
+        /// The selection the engine acts on.
+        public var selection: DeadLetterSelection {
+            switch self {
+            case .ids(let ids): return .ids(ids)
+            case .matching(let query, _): return .matching(query)
+            case .all: return .all
+            }
+        }
+    }
+
     /// A destructive action asked for and not yet confirmed.
     public enum Confirmation: Sendable, Hashable {
-        /// Purge one dead letter.
-        case purge(id: Int64)
-        /// Purge every dead letter (this many, as last seen).
-        case purgeAll(count: Int)
+        /// Purge these dead letters.
+        case purge(DeadLetterTarget)
         /// A key that changes the live engine a monitor is attached to: pressed again as
         /// this key once confirmed. `label` says what it does.
         case engineKey(Key, label: String)
@@ -85,9 +104,25 @@ public struct DashboardState: Sendable, Hashable {
         destinationNames = snapshot.destinations.map(\.name)
         pausedDestinations = Set(snapshot.destinations.filter { $0.state == .pausedByOperator }.map(\.name))
         if selectedDestination >= destinationNames.count { selectedDestination = 0 }
-        deadLetterIDs = snapshot.recentDeadLetters.map(\.id)
         deadLetterCount = snapshot.deadLetters
+        listDeadLetters(workbench.letters(in: snapshot).letters)
+    }
+
+    /// Takes what the run loop read for the dead-letter view: the letters the search finds,
+    /// and the open detail pane's whole letter.
+    /// `detail` is the letter read for the pane, `nil` when it is no longer in the store.
+    public mutating func receive(_ results: DeadLetterWorkbench.Results, detail: (id: Int64, letter: DeadLetter?)? = nil) {
+        workbench.results = results
+        if let detail, workbench.detail?.id == detail.id { workbench.detail?.letter = detail.letter }
+        if results.query == workbench.query { listDeadLetters(results.letters) }
+    }
+
+    /// The listed letters changed: ids follow them, the cursor stays on the list, and
+    /// marks on letters gone (retried, purged) go.
+    mutating func listDeadLetters(_ letters: [DeadLetterSummary]) {
+        deadLetterIDs = letters.map(\.id)
         deadLetterCursor = min(deadLetterCursor, max(0, deadLetterIDs.count - 1))
+        if !workbench.marked.isEmpty { workbench.marked.formIntersection(deadLetterIDs) }
     }
 
     /// The destination `P` acts on, if any.

@@ -8,6 +8,8 @@ public struct Prompt: Sendable, Hashable {
         case policy
         /// The number of events `b` sends (`B`).
         case burstSize
+        /// The dead-letter search (`/` in the dead-letter view): `dest:NAME reason:TEXT TEXT`.
+        case deadLetterSearch
     }
 
     /// What the text is for.

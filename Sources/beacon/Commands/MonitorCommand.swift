@@ -68,7 +68,8 @@ struct MonitorCommand: AsyncParsableCommand {
             var initial = DashboardState(mode: .attached)
             initial.isReadOnlyByChoice = readOnly
             exit = try await runDashboard(
-                snapshots: attachment.snapshots(from: monitor.snapshots()), mode: .attached, initialState: initial
+                snapshots: attachment.snapshots(from: monitor.snapshots()), mode: .attached, initialState: initial,
+                deadLetters: reader
             ) { action in
                 await attachment.perform(action)
             }

@@ -142,8 +142,10 @@ struct DemoSession {
         initial.batchSize = settings.batchSize
         let exit: DashboardExit
         do {
-            exit = try await runDashboard(snapshots: await engine.observer.snapshots(), mode: .demo, initialState: initial) {
-                action in await controls.perform(action)
+            exit = try await runDashboard(
+                snapshots: await engine.observer.snapshots(), mode: .demo, initialState: initial, deadLetters: queue
+            ) { action in
+                await controls.perform(action)
             }
         } catch {
             syncerTask?.cancel()

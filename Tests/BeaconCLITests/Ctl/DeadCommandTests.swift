@@ -107,7 +107,9 @@ struct DeadCommandTests {
                 INSERT INTO dead_letters (seq, destination, message_id, name, payload, reason, status, failed_at)
                 VALUES (1, 'default', 'm-1', 'Old', CAST('{"event":"Old"}' AS BLOB), 'HTTP 400: refused', 400, 1764000000000);
                 DROP TABLE destination_pauses;
-                DELETE FROM grdb_migrations WHERE identifier = 'v5-pauses';
+                DROP TABLE dead_letter_attempts;
+                DROP TABLE dead_letter_retries;
+                DELETE FROM grdb_migrations WHERE identifier IN ('v5-pauses', 'v6-dead-letter-attempts');
                 """)
         }
         let before = try await migrations()
@@ -121,6 +123,9 @@ struct DeadCommandTests {
         let id = try #require(letters.first?["id"] as? Int)
         let shown = try await Self.run(["dead", "--db", db, "show", "\(id)"])
         #expect(shown.status == 0 && shown.stdout.contains("m-1"), "\(shown.stdout) \(shown.stderr)")
+        #expect(letters.first?["attempts"] as? Int == 1, "a letter from before the attempts table counts one: \(listed.stdout)")
+        let history = try #require(try Self.json(shown.stdout)["history"] as? [[String: Any]], "\(shown.stdout)")
+        #expect(history.count == 1 && history.first?["reason"] as? String == "HTTP 400: refused", "\(shown.stdout)")
         let missing = try await Self.run(["dead", "--db", db, "show", "\(id + 1)"])
         #expect(missing.status == 1 && missing.stderr.contains("no dead letter with id"), "\(missing.stderr)")
         let exported = try await Self.run(["dead", "--db", db, "export"])

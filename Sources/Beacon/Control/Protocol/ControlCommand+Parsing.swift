@@ -95,9 +95,27 @@ extension ControlCommand {
         return .success(limit)
     }
 
-    /// `"all"`, or an array of ids.
+    /// `{"matching": {"destination", "reason", "text"}}`: each part optional, at least one
+    /// given, each 1…``DeadLetterQuery/maxPartBytes`` bytes without NUL.
+    private static func query(_ argument: JSONValue?, of name: String) -> Result<DeadLetterQuery, ControlRefusal> {
+        let usage = "\"\(name)\" {\"matching\": …} takes an object with \"destination\", \"reason\" and/or \"text\" strings"
+        guard case .object(let members)? = argument, !members.isEmpty,
+              Set(members.keys).isSubset(of: ["destination", "reason", "text"]) else {
+            return .failure(ControlRefusal(reason: usage))
+        }
+        var parts: [String: String] = [:]
+        for (key, value) in members {
+            guard case .string(let text) = value, !text.isEmpty, text.utf8.count <= DeadLetterQuery.maxPartBytes, !text.contains("\0") else {
+                return .failure(ControlRefusal(reason: "\(usage); \"\(key)\" must be 1…\(DeadLetterQuery.maxPartBytes) bytes of text without NUL"))
+            }
+            parts[key] = text
+        }
+        return .success(DeadLetterQuery(destination: parts["destination"], reason: parts["reason"], text: parts["text"]))
+    }
+
+    /// `"all"`, an array of ids, or `{"matching": {…}}` (``query(_:of:)``).
     private static func selection(_ argument: JSONValue?, of name: String) -> Result<DeadLetterSelection, ControlRefusal> {
-        let usage = "\"\(name)\" needs \"all\" or an array of dead-letter ids (at most \(ControlProtocol.maxIDs))"
+        let usage = "\"\(name)\" needs \"all\", an array of dead-letter ids (at most \(ControlProtocol.maxIDs)) or {\"matching\": {\"destination\", \"reason\", \"text\"}}"
         switch argument {
         case .string("all")?:
             return .success(.all)
@@ -112,6 +130,8 @@ extension ControlCommand {
                 ids.append(id)
             }
             return .success(.ids(ids))
+        case .object(let members)? where members.count == 1 && members["matching"] != nil:
+            return query(members["matching"], of: name).map { .matching($0) }
         default:
             return .failure(ControlRefusal(reason: usage))
         }

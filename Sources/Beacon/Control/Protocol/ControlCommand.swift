@@ -71,6 +71,12 @@ public enum ControlCommand: Sendable, Hashable {
             switch selection {
             case .all: return "all"
             case .ids(let ids): return .array(ids.map { .int(Int($0)) })
+            case .matching(let query):
+                var members: [String: JSONValue] = [:]
+                members["destination"] = query.destination.map { .string($0) }
+                members["reason"] = query.reason.map { .string($0) }
+                members["text"] = query.text.map { .string($0) }
+                return ["matching": .object(members)]
             }
         case .deadExport(let after, let limit): return ["after": .int(Int(after)), "limit": .int(limit)]
         case .watch(let interval): return ["intervalMs": .int(interval)]

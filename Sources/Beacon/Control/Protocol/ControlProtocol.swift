@@ -22,9 +22,9 @@ import Foundation
 /// | `policy` | the policy's text, as ``FlushPolicy/init(parsing:)`` reads it | the policy |
 /// | `batch-size` | an integer in ``batchSizes`` | the batch size |
 /// | `pause`, `resume` | a destination's name, or none for every one | `destinations`: the names paused or resumed |
-/// | `dead-list` | none, or `{"limit": N}` (N in ``deadLetterPage``, default its top) | `total`, `deadLetters` newest first (id, destination, reason, status, failedAt, messageId, name, preview) |
-/// | `dead-show` | an id | the dead letter, its whole `event` |
-/// | `dead-retry`, `dead-purge` | `"all"`, or an array of at most ``maxIDs`` ids | `done`, `missing`, `refused` (ids), `count` |
+/// | `dead-list` | none, or `{"limit": N}` (N in ``deadLetterPage``, default its top) | `total`, `deadLetters` newest first (id, destination, reason, status, failedAt, messageId, name, preview, attempts) |
+/// | `dead-show` | an id | the dead letter, its whole `event` and its `history` (every refusal: attempt, reason, status, failedAt) |
+/// | `dead-retry`, `dead-purge` | `"all"`, an array of at most ``maxIDs`` ids, or `{"matching": {"destination", "reason", "text"}}` (``DeadLetterQuery``) | `done`, `missing`, `refused` (ids), `count` |
 /// | `watch` | none, or `{"intervalMs": N}` (N in ``watchIntervals``, default 1,000) | a `status` result at once and then one every N ms, each a response line with the request's id, until the client closes the connection (it takes the connection: send other commands on another) |
 /// | `dead-export` | none, or `{"after": ID, "limit": N}` | `deadLetters` oldest first with their whole `event`, at most N and about ``exportPageBytes``; `next`: the `after` of the next page, or null |
 ///

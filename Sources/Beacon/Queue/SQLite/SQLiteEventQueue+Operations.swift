@@ -41,7 +41,7 @@ extension SQLiteEventQueue {
 
     public func deadLetters(afterID: Int64, limit: Int) async throws(StorageError) -> [DeadLetter] {
         do {
-            return try await pool.read { db in try Self.readDeadLetters(db, afterID: afterID, limit: limit) }
+            return try await pool.read { db in try DeadLetterRows.after(db, afterID: afterID, limit: limit) }
         } catch {
             throw StorageError(error, path: location)
         }
@@ -49,23 +49,18 @@ extension SQLiteEventQueue {
 
     public func deadLetter(id: Int64) async throws(StorageError) -> DeadLetter? {
         do {
-            return try await pool.read { db in try Self.readDeadLetter(db, id: id) }
+            return try await pool.read { db in try DeadLetterRows.one(db, id: id) }
         } catch {
             throw StorageError(error, path: location)
         }
     }
 
-    /// Dead letters above `afterID`, oldest first (shared with the read-only reader).
-    static func readDeadLetters(_ db: Database, afterID: Int64, limit: Int) throws -> [DeadLetter] {
-        try Row.fetchAll(
-            db, sql: "SELECT \(deadLetterColumns) FROM dead_letters WHERE rowid > ? ORDER BY rowid LIMIT ?",
-            arguments: [afterID, max(0, limit)]
-        ).map(deadLetter)
-    }
-
-    /// The dead letter with this id (shared with the read-only reader).
-    static func readDeadLetter(_ db: Database, id: Int64) throws -> DeadLetter? {
-        try Row.fetchOne(db, sql: "SELECT \(deadLetterColumns) FROM dead_letters WHERE rowid = ?", arguments: [id]).map(deadLetter)
+    public func deadLetters(matching query: DeadLetterQuery, limit: Int) async throws(StorageError) -> DeadLetterPage {
+        do {
+            return try await pool.read { db in try DeadLetterRows.page(db, matching: query, limit: limit) }
+        } catch {
+            throw StorageError(error, path: location)
+        }
     }
 
     public func retryDeadLetters(_ selection: DeadLetterSelection) async throws(StorageError) -> DeadLetterChange {
@@ -80,6 +75,7 @@ extension SQLiteEventQueue {
             snapshot.stored.nextSeq += 1
             snapshot.stored.depth += 1
             snapshot.stored.bytes += letter.event.payload.count
+            try DeadLetterRows.recordRetry(id: letter.id, sequence: sequence, destination: letter.destination, db)
             mine.pending += 1
             try mine.write(db)
             snapshot.destinations[letter.destination] = mine
@@ -115,15 +111,13 @@ extension SQLiteEventQueue {
                     var letters: [DeadLetter] = []
                     switch selection {
                     case .all:
-                        letters = try Row.fetchAll(db, sql: "SELECT \(Self.deadLetterColumns) FROM dead_letters ORDER BY rowid")
-                            .map(Self.deadLetter)
+                        letters = try DeadLetterRows.all(db, matching: DeadLetterQuery())
+                    case .matching(let query):
+                        letters = try DeadLetterRows.all(db, matching: query)
                     case .ids(let ids):
                         var seen = Set<Int64>()
                         for id in ids where seen.insert(id).inserted {
-                            let found = try Row.fetchOne(
-                                db.cachedStatement(sql: "SELECT \(Self.deadLetterColumns) FROM dead_letters WHERE rowid = ?"),
-                                arguments: [id])
-                            if let found { letters.append(try Self.deadLetter(found)) } else { change.missing.append(id) }
+                            if let found = try DeadLetterRows.one(db, id: id) { letters.append(found) } else { change.missing.append(id) }
                         }
                     }
                     // An id not found changes nothing: a script learns of it before anything moved.
@@ -139,6 +133,7 @@ extension SQLiteEventQueue {
                         change.destinations.insert(letter.destination)
                     }
                     if !change.done.isEmpty {
+                        try DeadLetterRows.prune(db)
                         try counts.write(db)
                         try snapshot.stored.write(db, now: Timestamp.now().millisecondsSince1970)
                     }

@@ -21,15 +21,7 @@ extension SQLiteEventQueue {
                     let now = Timestamp.now().millisecondsSince1970
                     for letter in settlement.deadLetters {
                         guard try Self.isPending(letter.event.sequence, for: mine, db) else { continue }
-                        try db.run(
-                            """
-                                INSERT OR REPLACE INTO dead_letters (seq, destination, message_id, name, payload, reason, status, failed_at)
-                                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                                """,
-                            [
-                                letter.event.sequence, destination, letter.event.messageId, letter.event.name,
-                                Data(letter.event.payload), letter.reason, letter.status, letter.failedAt.millisecondsSince1970,
-                            ])
+                        try DeadLetterRows.insert(letter, destination: destination, db)
                     }
                     if !settlement.deadLetters.isEmpty { snapshot.deadLetterCounts = try StoreSchema.DeadLetterCounts.read(db) }
                     mine.delivered += try Self.markDone(settlement.delivered, by: &mine, others: others, stored: &snapshot.stored, db)

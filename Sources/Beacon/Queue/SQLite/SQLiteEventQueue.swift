@@ -478,7 +478,7 @@ public final class SQLiteEventQueue: EventQueue {
 
     public func deadLetters(limit: Int) async throws(StorageError) -> [DeadLetter] {
         do {
-            return try await pool.read { db in try SQLiteEventQueue.readDeadLetters(db, limit: limit) }
+            return try await pool.read { db in try DeadLetterRows.newest(db, limit: limit) }
         } catch {
             throw StorageError(error, path: location)
         }
@@ -687,31 +687,6 @@ public final class SQLiteEventQueue: EventQueue {
     }
 
     // MARK: Helpers shared with the read-only monitor
-
-    static func readDeadLetters(_ db: Database, limit: Int) throws -> [DeadLetter] {
-        try Row.fetchAll(
-            db,
-            sql: "SELECT \(deadLetterColumns) FROM dead_letters ORDER BY failed_at DESC, seq DESC, destination LIMIT ?",
-            arguments: [limit]
-        ).map(deadLetter)
-    }
-
-    /// The columns ``deadLetter(_:)`` reads. `rowid` is the id (an alias of `id` since
-    /// `v4-operations`; a read-only reader may see an older store).
-    static let deadLetterColumns = "seq, message_id, name, payload, reason, destination, status, failed_at, rowid"
-
-    /// A dead letter from a row of ``deadLetterColumns``.
-    static func deadLetter(_ fetched: Row) throws -> DeadLetter {
-            let row = StoredRow(fetched, table: "dead_letters")
-            return DeadLetter(
-                event: QueuedEvent(
-                    sequence: try row.int64(0, "seq"), messageId: try row.string(1, "message_id"), name: try row.string(2, "name"),
-                    payload: [UInt8](try row.bytes(3, "payload"))),
-                reason: try row.string(4, "reason"), destination: try row.string(5, "destination"),
-                status: try row.optionalInt(6, "status"),
-                failedAt: Timestamp(millisecondsSince1970: try row.timestamp(7, "failed_at")),
-                id: try row.int64(8, "id"))
-    }
 
     static func readBatches(_ db: Database, limit: Int) throws -> [BatchRecord] {
         try Row.fetchAll(

@@ -165,6 +165,30 @@ import GRDB
                 );
                 """)
         }
+        migrator.registerMigration("v6-dead-letter-attempts") { db in
+            // A dead letter keeps its id across retries, with every refusal: a retry
+            // remembers the letter's id against its copy's sequence, and a new refusal of
+            // that copy brings the letter back under the same id, one attempt more. Tables
+            // of their own, so older readers never see them; each letter so far has had one.
+            try db.execute(sql: """
+                CREATE TABLE dead_letter_attempts (
+                    letter_id INTEGER NOT NULL,
+                    attempt INTEGER NOT NULL,
+                    reason TEXT NOT NULL,
+                    status INTEGER,
+                    failed_at INTEGER NOT NULL,
+                    PRIMARY KEY (letter_id, attempt)
+                ) WITHOUT ROWID;
+                INSERT INTO dead_letter_attempts (letter_id, attempt, reason, status, failed_at)
+                    SELECT id, 1, reason, status, failed_at FROM dead_letters;
+                CREATE TABLE dead_letter_retries (
+                    seq INTEGER NOT NULL,
+                    destination TEXT NOT NULL,
+                    letter_id INTEGER NOT NULL,
+                    PRIMARY KEY (seq, destination)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 

@@ -72,7 +72,7 @@ public final class StoreReader: Sendable {
                     path: self.path, depth: state.depth, bytes: state.bytes, deadLetterCount: dead.rows,
                     totals: totals, oldestEvent: oldest.map(Timestamp.init(millisecondsSince1970:)),
                     recentBatches: try SQLiteEventQueue.readBatches(db, limit: batchLimit),
-                    recentDeadLetters: try SQLiteEventQueue.readDeadLetters(db, limit: deadLetterLimit),
+                    recentDeadLetters: try DeadLetterRows.newest(db, limit: deadLetterLimit),
                     destinations: destinations.mapValues(\.depth), oldestPending: oldestPending, lastSuccess: lastSuccess,
                     pausedDestinations: try SQLiteEventQueue.readPausedDestinations(db))
             }
@@ -86,15 +86,19 @@ public final class StoreReader: Sendable {
 /// serves leaves it exactly as it was, whatever Beacon version wrote it.
 extension StoreReader: DeadLetterReading {
     public func deadLetters(limit: Int) async throws(StorageError) -> [DeadLetter] {
-        try await read { db in try SQLiteEventQueue.readDeadLetters(db, limit: limit) }
+        try await read { db in try DeadLetterRows.newest(db, limit: limit) }
     }
 
     public func deadLetters(afterID: Int64, limit: Int) async throws(StorageError) -> [DeadLetter] {
-        try await read { db in try SQLiteEventQueue.readDeadLetters(db, afterID: afterID, limit: limit) }
+        try await read { db in try DeadLetterRows.after(db, afterID: afterID, limit: limit) }
     }
 
     public func deadLetter(id: Int64) async throws(StorageError) -> DeadLetter? {
-        try await read { db in try SQLiteEventQueue.readDeadLetter(db, id: id) }
+        try await read { db in try DeadLetterRows.one(db, id: id) }
+    }
+
+    public func deadLetters(matching query: DeadLetterQuery, limit: Int) async throws(StorageError) -> DeadLetterPage {
+        try await read { db in try DeadLetterRows.page(db, matching: query, limit: limit) }
     }
 
     public func deadLetterCount() async throws(StorageError) -> Int {

@@ -6,7 +6,7 @@ import BeaconWire
 struct DeadListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the dead letters, newest first: id, destination, HTTP status, when, reason, payload preview.",
+        abstract: "List the dead letters, newest first: id, destination, HTTP status, attempts, when, reason, payload preview.",
         // The store comes before the verb (an option of `dead`): say so where users look.
         usage: "beacon dead --db FILE list [--limit N] [--json] [--destination D] [--reason TEXT] [--grep TEXT]")
 
@@ -15,7 +15,7 @@ struct DeadListCommand: AsyncParsableCommand {
     @Option(help: "Letters shown at most (1...1000).")
     var limit = 100
 
-    @Flag(help: "Print JSON: total, and deadLetters (id, destination, reason, status, failedAt, messageId, name, preview).")
+    @Flag(help: "Print JSON: total, and deadLetters (id, destination, reason, status, failedAt, messageId, name, preview, attempts).")
     var json = false
 
     @OptionGroup(title: "Filters (total is then the number that match)")
@@ -35,6 +35,7 @@ struct DeadListCommand: AsyncParsableCommand {
                 guard case .object(var members) = letter else { return letter }
                 let event = members.removeValue(forKey: "event")?.jsonString ?? members.removeValue(forKey: "eventText")?.stringValue ?? ""
                 members["eventText"] = nil
+                members["history"] = nil
                 members["preview"] = .string(event.count > 120 ? String(event.prefix(119)) + "…" : event)
                 return .object(members)
             }
@@ -50,7 +51,7 @@ struct DeadListCommand: AsyncParsableCommand {
             Output.line("no dead letters")
             return
         }
-        Output.line("id       destination   http  failed at                 reason / payload")
+        Output.line("id       destination   http  tries failed at                 reason / payload")
         for letter in letters {
             let id = letter["id"]?.intValue.map(String.init) ?? "?"
             let status = letter["status"]?.intValue.map(String.init) ?? "-"
@@ -59,6 +60,7 @@ struct DeadListCommand: AsyncParsableCommand {
                 id.padding(toLength: max(8, id.count), withPad: " ", startingAt: 0) + " "
                     + destination.padding(toLength: max(13, destination.count), withPad: " ", startingAt: 0) + " "
                     + status.padding(toLength: 5, withPad: " ", startingAt: 0) + " "
+                    + String(letter["attempts"]?.intValue ?? 1).padding(toLength: 5, withPad: " ", startingAt: 0) + " "
                     + (letter["failedAt"]?.stringValue ?? "?").padding(toLength: 25, withPad: " ", startingAt: 0) + " "
                     + PrintableText.line(letter["reason"]?.stringValue ?? ""))
             Output.line("         " + PrintableText.line(letter["preview"]?.stringValue ?? ""))

@@ -10,6 +10,10 @@ public protocol DeadLetterReading: Sendable {
     /// The dead letter with this id, if the store has it.
     func deadLetter(id: Int64) async throws(StorageError) -> DeadLetter?
 
+    /// The newest letters `query` finds (at most `limit`, newest first), and how many it
+    /// finds in all.
+    func deadLetters(matching query: DeadLetterQuery, limit: Int) async throws(StorageError) -> DeadLetterPage
+
     /// How many dead letters the store holds.
     func deadLetterCount() async throws(StorageError) -> Int
 }

@@ -4,4 +4,7 @@ public enum DeadLetterSelection: Sendable, Hashable {
     case all
     /// These ids (``DeadLetter/id``); ids not found are reported, not an error.
     case ids([Int64])
+    /// Every dead letter the query finds when the operation runs (the dashboard's bulk
+    /// retry or purge of what its filter shows).
+    case matching(DeadLetterQuery)
 }

@@ -12,17 +12,28 @@ public struct DeadLetter: Sendable, Hashable {
     public var destination: String
     /// The HTTP status, if any.
     public var status: Int?
-    /// When it was dead-lettered.
+    /// When it was dead-lettered (the last time, after retries).
     public var failedAt: Timestamp
+    /// Every refusal, oldest first: one, plus one per retry that was refused again. The
+    /// last is this letter's ``reason``, ``status`` and ``failedAt``.
+    public var attempts: [DeadLetterAttempt]
 
-    public init(event: QueuedEvent, reason: String, destination: String, status: Int?, failedAt: Timestamp, id: Int64 = 0) {
+    /// A letter; `attempts` defaults to this one refusal.
+    public init(
+        event: QueuedEvent, reason: String, destination: String, status: Int?, failedAt: Timestamp, id: Int64 = 0,
+        attempts: [DeadLetterAttempt] = []
+    ) {
         self.id = id
         self.event = event
         self.reason = reason
         self.destination = destination
         self.status = status
         self.failedAt = failedAt
+        self.attempts = attempts.isEmpty ? [DeadLetterAttempt(number: 1, reason: reason, status: status, failedAt: failedAt)] : attempts
     }
+
+    /// How many times its destination refused it.
+    public var attemptCount: Int { attempts.last?.number ?? 1 }
 }
 
 extension DeadLetter {

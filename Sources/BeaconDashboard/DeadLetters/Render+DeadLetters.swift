@@ -2,17 +2,27 @@ import Beacon
 
 extension Renderer {
     /// The dead-letter view (`d`), in place of the history and destinations: one line per
-    /// letter (id, destination, HTTP status, age, reason) and the selected one's payload
-    /// preview under it, the list scrolled to keep the cursor in sight.
+    /// letter (mark, id, destination, HTTP status, attempts, age, reason) and the selected
+    /// one's payload preview under it, the list scrolled to keep the cursor in sight; or
+    /// the open letter's detail pane.
     mutating func drawDeadLetters(y: Int, rows: Int) {
-        let letters = snapshot.recentDeadLetters
-        let total = max(snapshot.deadLetters, letters.count)
-        let shown = total > letters.count ? "· newest \(letters.count) of \(Format.count(total))" : "· \(Format.count(total))"
+        if let detail = state.workbench.detail {
+            drawDeadLetterDetail(detail, y: y, rows: rows)
+            return
+        }
+        let (letters, total) = state.workbench.letters(in: snapshot)
+        let query = state.workbench.query
+        var shown = query.isEmpty
+            ? (total > letters.count ? "· newest \(letters.count) of \(Format.count(total))" : "· \(Format.count(total))")
+            : "· \(Format.count(total)) match '\(query)'" + (total > letters.count ? ", newest \(letters.count) shown" : "")
+        if !state.workbench.marked.isEmpty { shown += " · \(state.workbench.marked.count) marked" }
         drawSectionTitle("Dead letters", detail: shown + (isMonitor ? " · read-only" : ""), y: y)
         guard rows >= 1 else { return }
         guard !letters.isEmpty else {
-            grid.write(" no dead letters: every event refused for good would be listed here with its reason", x: 0, y: y + 1,
-                       style: .dim, maxWidth: width)
+            let empty = query.isEmpty
+                ? " no dead letters: every event refused for good would be listed here with its reason"
+                : " no dead letter matches '\(query)': / changes the search, an empty search lists all"
+            grid.write(empty, x: 0, y: y + 1, style: .dim, maxWidth: width)
             return
         }
         let cursor = min(state.deadLetterCursor, letters.count - 1)
@@ -24,10 +34,12 @@ extension Renderer {
             guard line < y + 1 + rows else { break }
             let letter = letters[index]
             let selected = index == cursor
+            let marked = state.workbench.marked.contains(letter.id)
             let age = Format.elapsed(milliseconds: snapshot.time.millisecondsSince1970 - letter.failedAt.millisecondsSince1970)
-            let head = (selected ? "▶" : " ") + String(letter.id).padLeft(6) + " " + letter.destination.elidedRight(toWidth: 10).padRight(10)
-                + " " + (letter.status.map(String.init) ?? "-").padLeft(3) + " " + age.padLeft(7) + "  "
-            let x = grid.write(head, x: 0, y: line, style: selected ? .inverse : .normal, maxWidth: width)
+            let head = (selected ? "▶" : " ") + (marked ? "●" : " ") + String(letter.id).padLeft(6) + " "
+                + letter.destination.elidedRight(toWidth: 10).padRight(10) + " " + (letter.status.map(String.init) ?? "-").padLeft(3)
+                + " " + (letter.attempts > 1 ? "×\(letter.attempts)" : "").padLeft(3) + " " + age.padLeft(6) + "  "
+            let x = grid.write(head, x: 0, y: line, style: selected ? .inverse : (marked ? .bold : .normal), maxWidth: width)
             let reason = (letter.name + ": " + letter.reason).elidedRight(toWidth: max(0, width - x - 1))
             grid.write(reason, x: x, y: line, style: selected ? .inverse : .error, maxWidth: width - x)
             line += 1
