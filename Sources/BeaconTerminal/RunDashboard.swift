@@ -77,12 +77,8 @@ struct DashboardLoop {
     private var drawnGeneration = -1
     private var drawnState: DashboardState?
     private var drawnSize = (width: -1, height: -1)
-    private var messageShown: (message: StatusMessage, at: ContinuousClock.Instant)?
-    private static let messageLifetime = Duration.seconds(5)
-    /// What the dead-letter view last read, and when.
-    private var deadLettersRead: (query: DeadLetterQuery, detail: Int64?, at: ContinuousClock.Instant)?
-    /// How often the open dead-letter view reads the store again.
-    private static let deadLetterInterval = Duration.milliseconds(500)
+    private var messages = MessageTimer()
+    private var deadLetters = DeadLetterRefresher()
 
     init(state: DashboardState) {
         self.state = state
@@ -90,38 +86,12 @@ struct DashboardLoop {
 
     /// Clears the status message once it has been up for a while.
     mutating func expireMessage(now: ContinuousClock.Instant) {
-        guard let message = state.message else {
-            messageShown = nil
-            return
-        }
-        if messageShown?.message != message {
-            messageShown = (message, now)
-        } else if let shown = messageShown, now - shown.at > Self.messageLifetime {
-            state.message = nil
-            messageShown = nil
-        }
+        messages.expire(&state.message, now: now)
     }
 
-    /// While the dead-letter view is open, reads the letters its search finds (and the
-    /// open letter whole): at once when the search or the letter changed, else every
-    /// half second. A failed read leaves the last one on screen and says so.
+    /// While the dead-letter view is open, reads what it shows (``DeadLetterRefresher``).
     mutating func readDeadLetters(from source: any DeadLetterReading, now: ContinuousClock.Instant) async {
-        guard state.view == .deadLetters else {
-            deadLettersRead = nil
-            return
-        }
-        let query = state.workbench.query
-        let detail = state.workbench.detail?.id
-        if let last = deadLettersRead, last.query == query, last.detail == detail, now - last.at < Self.deadLetterInterval { return }
-        deadLettersRead = (query, detail, now)
-        do {
-            let page = try await source.deadLetters(matching: query, limit: DeadLetterWorkbench.pageLimit)
-            var read: (id: Int64, letter: DeadLetter?)?
-            if let detail { read = (detail, try await source.deadLetter(id: detail)) }
-            state.receive(DeadLetterWorkbench.Results(query: query, page: page), detail: read)
-        } catch {
-            state.message = StatusMessage("could not read the dead letters: \(error)", severity: .error)
-        }
+        await deadLetters.refresh(&state, from: source, now: now)
     }
 
     /// Renders and paints when a new snapshot arrived, the state changed, or the size did.

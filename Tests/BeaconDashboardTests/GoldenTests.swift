@@ -132,7 +132,11 @@ func expectGolden(
 ) throws {
     let grid = DashboardRenderer.render(snapshot: snapshot, state: state, size: (width: width, height: height))
     #expect(grid.width == width && grid.height == height, sourceLocation: sourceLocation)
-    let actual = (styles ? grid.styleText : grid.text) + "\n"
+    try compareGolden(name, (styles ? grid.styleText : grid.text) + "\n", sourceLocation: sourceLocation)
+}
+
+/// Compares `actual` with `Golden/NAME.txt` (rewrites it with `BEACON_UPDATE_GOLDEN=1`).
+func compareGolden(_ name: String, _ actual: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Golden").appendingPathComponent(name + ".txt")
     if ProcessInfo.processInfo.environment["BEACON_UPDATE_GOLDEN"] == "1" {

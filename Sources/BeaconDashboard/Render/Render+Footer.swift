@@ -40,6 +40,7 @@ extension Renderer {
                 ("d", "dead"), ("b", "burst"), ("+/-", "batch"), ("r", "rate"), ("c", "faults"), ("?", "help"), ("q", "quit"),
             ]
         }
+        if state.fleetPosition != nil, state.view == .main { items.insert(("Esc", "engines"), at: 0) }
         func width(separator: Int) -> Int {
             items.reduce(1) { $0 + DisplayWidth.of($1.key) + 1 + DisplayWidth.of($1.label) } + separator * (items.count - 1)
         }
@@ -57,7 +58,13 @@ extension Renderer {
     }
 
     private mutating func drawMessage(y: Int) {
-        guard let message = state.message else { return }
+        guard let message = state.message else {
+            if let position = state.fleetPosition {
+                grid.write(" engine \(position.index + 1) of \(position.count): \(position.name)".elidedRight(toWidth: width - 1),
+                           x: 0, y: y, style: .dim)
+            }
+            return
+        }
         let style: Style
         switch message.severity {
         case .info: style = .normal

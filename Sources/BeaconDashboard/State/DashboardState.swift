@@ -48,6 +48,9 @@ public struct DashboardState: Sendable, Hashable {
     public var pausedDestinations: Set<String> = []
     /// The listed dead letters' ids, newest first, as last seen (those the search finds).
     public var deadLetterIDs: [Int64] = []
+    /// Set when this engine is open from the fleet list (`beacon monitor` with several
+    /// stores): the footer says which, and that Esc goes back.
+    public var fleetPosition: FleetPosition?
     /// The dead-letter view's search, marks, detail pane and last read.
     public var workbench = DeadLetterWorkbench()
     /// Dead letters in the store, as last seen.

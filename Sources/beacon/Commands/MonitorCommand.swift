@@ -5,7 +5,8 @@ import BeaconTerminal
 import Foundation
 import Logging
 
-/// `beacon monitor`: the dashboard over another process's store.
+/// `beacon monitor`: the dashboard over another process's store, or a list of several
+/// (`--db A --db B`, `--dir DIR`) with one summary row per engine and Enter to open one.
 ///
 /// When an engine serves the store's control channel (`STORE.control`), the monitor
 /// attaches: the header shows the engine's real policy, batch size and offline state, and
@@ -14,7 +15,7 @@ import Logging
 struct MonitorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "monitor",
-        abstract: "Watch another process's store on the dashboard; attach to its engine when one serves it.",
+        abstract: "Watch other processes' stores on the dashboard; attach to their engines when they serve them.",
         discussion: """
             Polls the store every --interval-ms (a read of its counters row, the recent batches \
             and the newest dead letter) and shows depth, rates, batch history, latency and dead \
@@ -24,11 +25,18 @@ struct MonitorCommand: AsyncParsableCommand {
             confirmed with y (it is a live engine); with --read-only no key changes it. \
             Otherwise it is read-only: engine keys are \
             disabled, and the header shows the policy and batch size as unknown (the store does \
-            not record them). Logs go to beacon-monitor.log in the system temp directory.
+            not record them). With several stores (--db more than once, or --dir), the \
+            screen lists the engines, one row each: state, depth, oldest pending, rates, dead \
+            letters, failing destinations, LOST when an attached engine stops answering; Enter \
+            opens one as above, Esc goes back to the list. Logs go to beacon-monitor.log in \
+            the system temp directory.
             """)
 
-    @Option(help: "The store to watch (an SQLite file written by another process); one.")
+    @Option(help: "A store to watch (an SQLite file written by another process); repeat it to watch several on one screen.")
     var db: [String] = []
+
+    @Option(help: "A directory whose stores (*.sqlite files directly in it) are all watched on one screen.")
+    var dir: String?
 
     @Flag(help: "Refuse every key that would change the engine, even when one serves the store.")
     var readOnly = false
@@ -36,42 +44,67 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Milliseconds between polls (20...10000).")
     var intervalMs: Int = 250
 
+    /// Stores one screen lists at most.
+    static let maxStores = 32
+
     func validate() throws {
-        guard !db.isEmpty else { throw ValidationError("missing --db FILE: the store to watch") }
-        guard db.count == 1 else {
-            throw ValidationError("monitor watches one store; got \(db.count) --db (\(db.joined(separator: ", "))): run one monitor per store")
+        guard !db.isEmpty || dir != nil else { throw ValidationError("missing --db FILE (or --dir DIR): the store to watch") }
+        for path in db + [dir].compactMap({ $0 }) {
+            guard !path.isEmpty, !path.contains("\0"), path.utf8.count <= 4096 else {
+                throw ValidationError("a store path must be 1 to 4096 bytes without NUL")
+            }
         }
+        let unique = Set(db.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
+        guard unique.count == db.count else { throw ValidationError("the same store is given twice with --db") }
+        guard db.count <= Self.maxStores else { throw ValidationError("monitor lists at most \(Self.maxStores) stores, not \(db.count)") }
         guard (20...10_000).contains(intervalMs) else {
             throw ValidationError("--interval-ms must be 20...10000, not \(intervalMs)")
         }
     }
 
     func run() async throws {
-        let db = self.db[0]
-        let reader: StoreReader
-        do {
-            reader = try StoreReader(path: db)
-            // Read once before the screen goes up: a damaged store is refused with one line.
-            _ = try await reader.status(batchLimit: 200, deadLetterLimit: 1)
-        } catch {
-            throw error.cli(path: db)
+        let stores = try storePaths()
+        var readers: [StoreReader] = []
+        for db in stores {
+            do {
+                let reader = try StoreReader(path: db)
+                // Read once before the screen goes up: a damaged store is refused with one line.
+                _ = try await reader.status(batchLimit: 200, deadLetterLimit: 1)
+                readers.append(reader)
+            } catch {
+                throw error.cli(path: db)
+            }
         }
         try DemoTerminalCheck.require(command: "monitor")
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-monitor.log").path
         try DashboardLogging.bootstrap(toFile: log, level: .warning)
-        let monitor = StoreMonitor(reader: reader, interval: .milliseconds(intervalMs))
-        // Attached while the engine serving the store answers, read-only while none does:
+        var initial = DashboardState(mode: .attached)
+        initial.isReadOnlyByChoice = readOnly
+        // Attached while the engine serving a store answers, read-only while none does:
         // the reducer refuses engine keys on a read-only snapshot, and quit needs no flush.
-        let attachment = MonitorAttachment(client: ControlClient(store: db), logger: Logger(label: "beacon.monitor"))
+        let engines = zip(stores, readers).map { db, reader in
+            let monitor = StoreMonitor(reader: reader, interval: .milliseconds(intervalMs))
+            let attachment = MonitorAttachment(client: ControlClient(store: db), logger: Logger(label: "beacon.monitor"))
+            return (snapshots: attachment.snapshots(from: monitor.snapshots()), reader: reader, attachment: attachment)
+        }
         let exit: DashboardExit
         do {
-            var initial = DashboardState(mode: .attached)
-            initial.isReadOnlyByChoice = readOnly
-            exit = try await runDashboard(
-                snapshots: attachment.snapshots(from: monitor.snapshots()), mode: .attached, initialState: initial,
-                deadLetters: reader
-            ) { action in
-                await attachment.perform(action)
+            if engines.count == 1 {
+                let engine = engines[0]
+                exit = try await runDashboard(
+                    snapshots: engine.snapshots, mode: .attached, initialState: initial, deadLetters: engine.reader
+                ) { action in
+                    await engine.attachment.perform(action)
+                }
+            } else {
+                let names = FleetState.names(forPaths: stores)
+                exit = try await runFleetDashboard(
+                    engines: zip(names, engines).map { name, engine in
+                        FleetEngine(name: name, snapshots: engine.snapshots, deadLetters: engine.reader) { action in
+                            await engine.attachment.perform(action)
+                        }
+                    },
+                    initialState: FleetState(names: names, engine: initial))
             }
         } catch let error as TerminalError {
             throw DemoTerminalCheck.cli(error, command: "monitor")
@@ -82,7 +115,28 @@ struct MonitorCommand: AsyncParsableCommand {
         case .interrupted(let signal):
             throw CLIError(message: "monitor interrupted by signal \(signal); the terminal is restored", exitCode: 128 + signal)
         case .snapshotsEnded:
-            throw CLIError.runtime("stopped reading \(db)")
+            throw CLIError.runtime("stopped reading \(stores.joined(separator: ", "))")
         }
+    }
+
+    /// The `--db` stores, then those `--dir` holds (`*.sqlite` directly in it, by name).
+    func storePaths() throws -> [String] {
+        var paths = db
+        if let dir {
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: dir)
+            } catch {
+                throw CLIError.runtime("cannot list --dir \(dir): \((error as NSError).localizedDescription)")
+            }
+            let found = names.filter { $0.hasSuffix(".sqlite") }.sorted().map { (dir as NSString).appendingPathComponent($0) }
+            guard !found.isEmpty else { throw CLIError.runtime("no Beacon store (a *.sqlite file) in --dir \(dir)") }
+            let known = Set(paths.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
+            paths += found.filter { !known.contains(URL(fileURLWithPath: $0).standardizedFileURL.path) }
+        }
+        guard paths.count <= Self.maxStores else {
+            throw CLIError(message: "monitor lists at most \(Self.maxStores) stores; --dir \(dir ?? "") and --db give \(paths.count)", exitCode: 2)
+        }
+        return paths
     }
 }

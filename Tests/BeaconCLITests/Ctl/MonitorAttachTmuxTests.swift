@@ -55,7 +55,7 @@ struct MonitorAttachTmuxTests {
         try await task.value
     }
 
-    @Test("monitor --read-only attached to a live engine refuses every key that would change it; two --db are refused",
+    @Test("monitor --read-only attached to a live engine refuses every key that would change it; the same store twice is refused",
           .enabled(if: TmuxSession.isInstalled, "tmux is not installed; the terminal test needs it"),
           .timeLimit(.minutes(1)))
     func readOnlyByChoice() async throws {
@@ -82,9 +82,9 @@ struct MonitorAttachTmuxTests {
         try tmux.press("q")
         #expect(try await tmux.waitForExit() == 0)
 
-        let two = try await BeaconProcess.run(["monitor", "--db", store, "--db", directory + "/other.sqlite"])
-        #expect(two.status == 2)
-        #expect(two.stderr.contains("monitor watches one store; got 2 --db"), "\(two.stderr)")
+        let twice = try await BeaconProcess.run(["monitor", "--db", store, "--db", directory + "/./watched.sqlite"])
+        #expect(twice.status == 2)
+        #expect(twice.stderr.contains("the same store is given twice"), "\(twice.stderr)")
         await control.close()
         await engine.beginShutdown()
         try await task.value

@@ -1,0 +1,96 @@
+import Beacon
+import BeaconWire
+
+/// One engine's summary line, from its latest snapshot: alive, lost or without an
+/// engine; its state; depth; oldest pending; rates; dead letters; failing destinations.
+/// What a snapshot does not say is `nil`, shown as unknown.
+public struct FleetRow: Sendable, Hashable {
+    /// The engine's name on the list.
+    public var name: String
+    /// What the engine is doing, worst first.
+    public var condition: Condition
+    /// Events queued (`nil` before the first snapshot).
+    public var depth: Int?
+    /// The oldest pending event's age, in milliseconds, over every destination.
+    public var oldestPending: Int64?
+    /// Events in and out per second; `nil` when the engine is lost or none serves the store.
+    public var rateIn: Double?
+    public var rateOut: Double?
+    /// Dead letters held.
+    public var deadLetters: Int?
+    /// Destinations failing now (backing off, stalled, paused for credentials).
+    public var failing: [String]
+
+    /// What an engine is doing, in order of how much it needs an operator.
+    public enum Condition: Sendable, Hashable {
+        /// No snapshot yet.
+        case waiting
+        /// It answered once and stopped: lost since then.
+        case lost(since: Timestamp)
+        /// Its store cannot be written.
+        case storageFault
+        /// Its queue is at its bound.
+        case queueFull
+        /// A destination has had nothing delivered for longer than the stall threshold.
+        case stalled
+        /// A destination waits before trying again.
+        case backingOff(nextRetry: Timestamp)
+        /// Sending is switched off.
+        case offline
+        /// A destination is paused (by the operator or for its credentials).
+        case paused
+        /// Delivering.
+        case sending
+        /// Nothing to do.
+        case idle
+        /// Nothing serves its store: depth and dead letters come from the file alone.
+        case noEngine
+    }
+
+    /// The row for `name` from `snapshot` (`nil`: none arrived yet).
+    public init(name: String, snapshot: EngineSnapshot?) {
+        self.name = name
+        guard let snapshot else {
+            condition = .waiting
+            failing = []
+            return
+        }
+        depth = snapshot.depth
+        deadLetters = snapshot.deadLetters
+        oldestPending = snapshot.destinations.compactMap { $0.oldestPendingAge(at: snapshot.time) }.max()
+        failing = snapshot.destinations.filter { destination in
+            if destination.stalled { return true }
+            switch destination.state {
+            case .backingOff, .paused: return true
+            case .idle, .sending, .pausedByOperator, .offline: return false
+            }
+        }.map(\.name)
+        let answers = snapshot.engineLostAt == nil && !snapshot.isReadOnlyMonitor
+        if answers {
+            rateIn = snapshot.rateIn
+            rateOut = snapshot.rateOut
+        }
+        let states = snapshot.destinations.map(\.state)
+        if let lost = snapshot.engineLostAt {
+            condition = .lost(since: lost)
+        } else if snapshot.isReadOnlyMonitor {
+            condition = .noEngine
+        } else if snapshot.storageProblem != nil {
+            condition = .storageFault
+        } else if snapshot.isQueueFull {
+            condition = .queueFull
+        } else if snapshot.destinations.contains(where: \.stalled) {
+            condition = .stalled
+        } else if let retry = states.compactMap(\.nextRetryAt).min() {
+            condition = .backingOff(nextRetry: retry)
+        } else if snapshot.isOffline {
+            condition = .offline
+        } else if states.contains(where: \.isPaused) {
+            condition = .paused
+        } else if states.contains(.sending) {
+            condition = .sending
+        } else {
+            condition = .idle
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import Beacon
+import BeaconDashboard
+
+/// One engine of the fleet screen: its name, its snapshots, where its dead letters are
+/// read, and what carries out its actions.
+public struct FleetEngine: Sendable {
+    public var name: String
+    public var snapshots: AsyncStream<EngineSnapshot>
+    public var deadLetters: (any DeadLetterReading)?
+    public var perform: @Sendable (DashboardAction) async -> Void
+
+    public init(
+        name: String, snapshots: AsyncStream<EngineSnapshot>, deadLetters: (any DeadLetterReading)? = nil,
+        perform: @escaping @Sendable (DashboardAction) async -> Void
+    ) {
+        self.name = name
+        self.snapshots = snapshots
+        self.deadLetters = deadLetters
+        self.perform = perform
+    }
+}
