@@ -94,7 +94,7 @@ struct DemoTmuxTests {
         let split = try await tmux.waitForScreen("the backup has the burst, the default destination retries") { screen in
             DashboardText.destinationDepth("backup", in: screen) == 0
                 && (DashboardText.destinationDepth("default", in: screen) ?? 0) >= 500
-                && screen.contains("retrying in")
+                && screen.contains("retry #")
         }
         #expect(DashboardText.depth(in: split) ?? 0 >= 500, "the events stay in the store for the destination that lacks them")
 

@@ -185,6 +185,37 @@ enum Fixtures {
         return snapshot
     }
 
+    /// One destination in each state an operator meets: delivering, idle, backing off
+    /// with its next retry, stalled while backing off, paused for its credentials, paused
+    /// by the operator; the queue on the edge of an incident.
+    static func everyDestinationState() -> EngineSnapshot {
+        var snapshot = steady()
+        let unavailable = "HTTP 503 Service Unavailable: upstream connect error or disconnect/reset before headers"
+        snapshot.destinations = [
+            DestinationStatus(name: "main", endpoint: endpoint, depth: 480_000, state: .sending,
+                              oldestPendingAt: .init(millisecondsSince1970: t0 - 4_000), lastSuccessAt: .init(millisecondsSince1970: t0 - 20)),
+            DestinationStatus(name: "backup", endpoint: "https://backup.example.com/v1/batch", depth: 0, state: .idle,
+                              lastSuccessAt: .init(millisecondsSince1970: t0 - 1_200)),
+            DestinationStatus(name: "eu", endpoint: "https://eu.example.com/v1/batch", depth: 22_500,
+                              state: .backingOff(until: .init(millisecondsSince1970: t0 + 31_000)), consecutiveFailures: 3,
+                              lastError: unavailable, oldestPendingAt: .init(millisecondsSince1970: t0 - 45_000),
+                              lastSuccessAt: .init(millisecondsSince1970: t0 - 45_500)),
+            DestinationStatus(name: "us-west", endpoint: "https://usw.example.com/v1/batch", depth: 51_000,
+                              state: .backingOff(until: .init(millisecondsSince1970: t0 + 240_000)), consecutiveFailures: 9,
+                              lastError: "HTTP 500 Internal Server Error", oldestPendingAt: .init(millisecondsSince1970: t0 - 600_000),
+                              lastSuccessAt: .init(millisecondsSince1970: t0 - 601_000), stalled: true),
+            DestinationStatus(name: "warehouse", endpoint: "https://collector.example.com/v1/batch", depth: 9_120,
+                              state: .paused(reason: "HTTP 401: credentials refused"), consecutiveFailures: 1,
+                              lastError: "HTTP 401 Unauthorized: check the write key",
+                              oldestPendingAt: .init(millisecondsSince1970: t0 - 184_000), lastSuccessAt: nil, stalled: true),
+            DestinationStatus(name: "archive", endpoint: "file:///var/lib/beacon/archive.ndjson", depth: 310, state: .pausedByOperator,
+                              oldestPendingAt: .init(millisecondsSince1970: t0 - 75_000), lastSuccessAt: .init(millisecondsSince1970: t0 - 75_500)),
+        ]
+        for (index, rate) in [22_104.0, 0, 0, 0, 0, 0].enumerated() { snapshot.destinations[index].deliveryRate = rate }
+        snapshot.depth = 480_000
+        return snapshot
+    }
+
     /// Steady flow under remote configuration: batch size 50 from the feed, synced 4 s
     /// before t0, polled every 5 s, the blocklist has dropped a few events.
     static func remoteConfig() -> EngineSnapshot {

@@ -73,6 +73,18 @@ import Testing
         #expect(!snapshot.isQueueFull, "one event short of the bound is not full")
     }
 
+    /// Each destination state at 80 columns: the state, pending, oldest age, next retry
+    /// and error code stay; the long text goes to the end.
+    @Test func everyDestinationStateAt80x24() throws {
+        try expectGolden("every-destination-state-80x24", Fixtures.everyDestinationState(), Fixtures.demoState(), 80, 24)
+        let eu = Fixtures.demoState { $0.observe(Fixtures.everyDestinationState()); $0.selectedDestination = 2 }
+        try expectGolden("every-destination-state-selected-80x24", Fixtures.everyDestinationState(), eu, 80, 24)
+        var offline = Fixtures.everyDestinationState()
+        offline.isOffline = true
+        offline.destinations = offline.destinations.map { var destination = $0; destination.state = .offline; return destination }
+        try expectGolden("every-destination-offline-80x24", offline, Fixtures.demoState { $0.isOffline = true }, 80, 24)
+    }
+
     @Test func twoDestinations() throws {
         try expectGolden("two-destinations-100x30", Fixtures.twoDestinations(), Fixtures.demoState(), 100, 30)
     }

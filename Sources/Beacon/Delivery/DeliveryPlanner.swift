@@ -89,9 +89,13 @@ public enum DeliveryPlanner {
     public static func deadLetterReason(_ rejection: EventRejection, messageId: String) -> String {
         var text = rejection.reason
         if let index = rejection.index {
+            // At the start, or after the status the HTTP sender puts first (`HTTP 400: Event 3 …`).
             let position = "Event \(index)"
-            if text.hasPrefix(position), text.dropFirst(position.count).first?.isNumber != true {
-                text = "Event \(messageId)" + text.dropFirst(position.count)
+            var start = text.startIndex
+            if !text.hasPrefix(position), text.hasPrefix("HTTP "), let colon = text.range(of: ": ") { start = colon.upperBound }
+            let rest = text[start...]
+            if rest.hasPrefix(position), rest.dropFirst(position.count).first?.isNumber != true {
+                text = String(text[..<start]) + "Event \(messageId)" + rest.dropFirst(position.count)
             }
         }
         return rejection.code == EventRejection.unspecifiedCode ? text : "\(rejection.code): \(text)"

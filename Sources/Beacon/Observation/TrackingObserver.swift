@@ -169,6 +169,7 @@ public actor TrackingObserver {
         case .queue(let queueEvent):
             apply(queueEvent)
         case .batchStarted(_, let destination, _, _, _):
+            reportedStates[destination] = .sending
             updateDestination(named: destination) { $0.state = .sending }
         case .batchFinished(let record, _, _):
             batches.prepend(record)
@@ -188,6 +189,7 @@ public actor TrackingObserver {
             if let error = record.error { current.lastError = error }
             current.recentBatches = Array(batches)
         case .destination(var status):
+            reportedStates[status.name] = status.state
             if let index = current.destinations.firstIndex(where: { $0.name == status.name }) {
                 // Ages and successes are the observer's to keep.
                 let known = current.destinations[index]
@@ -298,9 +300,27 @@ public actor TrackingObserver {
         let now = wallClock()
         for index in current.destinations.indices {
             current.destinations[index].stalled = current.destinations[index].isStalled(at: now, threshold: stallThreshold)
+            // Between two batches of a drain the batcher is idle for a moment: one with
+            // events left that delivered a batch within the last second is draining, not idle.
+            let destination = current.destinations[index]
+            let reported = reportedStates[destination.name] ?? destination.state
+            if reported == .idle, destination.depth > 0, let success = destination.lastSuccessAt,
+               now.millisecondsSince1970 - success.millisecondsSince1970 < Self.drainingWindow.inMilliseconds {
+                current.destinations[index].state = .sending
+            } else {
+                current.destinations[index].state = reported
+            }
         }
         for subscriber in subscribers.values { subscriber.yield(current) }
     }
+
+    /// Each destination's state as its batcher last reported it (``publish()`` may show an
+    /// idle one draining as sending).
+    private var reportedStates: [String: DestinationStatus.State] = [:]
+
+    /// A destination idle with events left is shown sending for this long after a
+    /// delivered batch: the gap between two batches of one drain.
+    static let drainingWindow = Duration.seconds(1)
 
     private func unsubscribe(_ id: Int) {
         subscribers[id] = nil

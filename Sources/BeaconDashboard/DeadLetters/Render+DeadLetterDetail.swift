@@ -57,23 +57,30 @@ extension Renderer {
         return lines
     }
 
-    /// `text` cut into lines of the width, each after `indent` spaces.
+    /// `text` cut into lines of the width at spaces (a word longer than a line is cut
+    /// where it must), each after `indent` spaces.
     private func wrap(_ text: String, indent: Int) -> [String] {
         let room = max(8, width - indent - 1)
         var lines: [String] = []
-        var current = ""
+        var current: [Character] = []
         var currentWidth = 0
         for character in text {
             let characterWidth = DisplayWidth.of(String(character))
             if currentWidth + characterWidth > room {
-                lines.append(current)
-                current = ""
-                currentWidth = 0
+                // Break after the last space when there is one; the word goes on.
+                if let space = current.lastIndex(of: " "), space > 0 {
+                    lines.append(String(current[..<space]))
+                    current = Array(current[(space + 1)...])
+                } else {
+                    lines.append(String(current))
+                    current = []
+                }
+                currentWidth = current.reduce(0) { $0 + DisplayWidth.of(String($1)) }
             }
             current.append(character)
             currentWidth += characterWidth
         }
-        lines.append(current)
+        lines.append(String(current))
         let padding = String(repeating: " ", count: indent)
         return lines.map { padding + $0 }
     }

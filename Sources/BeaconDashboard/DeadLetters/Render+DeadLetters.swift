@@ -40,7 +40,8 @@ extension Renderer {
                 + letter.destination.elidedRight(toWidth: 10).padRight(10) + " " + (letter.status.map(String.init) ?? "-").padLeft(3)
                 + " " + (letter.attempts > 1 ? "×\(letter.attempts)" : "").padLeft(3) + " " + age.padLeft(6) + "  "
             let x = grid.write(head, x: 0, y: line, style: selected ? .inverse : (marked ? .bold : .normal), maxWidth: width)
-            let reason = (letter.name + ": " + letter.reason).elidedRight(toWidth: max(0, width - x - 1))
+            // The reason first (its code, then the event by messageId); the name and the rest are in the detail pane.
+            let reason = letter.reason.elidedRight(toWidth: max(0, width - x - 1))
             grid.write(reason, x: x, y: line, style: selected ? .inverse : .error, maxWidth: width - x)
             line += 1
             if selected, line < y + 1 + rows {

@@ -91,8 +91,15 @@ extension Renderer {
         case 1:
             return describe(snapshot.destinations[0])
         default:
-            let busy = snapshot.destinations.filter { $0.state != .idle }.count
-            return Span("\(busy) of \(snapshot.destinations.count) busy (see below)")
+            // How many are in each state, worst first: "0 of 2 busy" hid a backoff.
+            let states = snapshot.destinations.map(\.state)
+            let counts: [(String, Int)] = [
+                ("retrying", states.count { $0.nextRetryAt != nil }), ("paused", states.count(where: \.isPaused)),
+                ("offline", states.count { $0 == .offline }), ("sending", states.count { $0 == .sending }),
+                ("idle", states.count { $0 == .idle }),
+            ]
+            let text = counts.filter { $0.1 > 0 }.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
+            return Span(text, states.contains { $0.nextRetryAt != nil || $0.isPaused } ? .warn : .normal)
         }
     }
 

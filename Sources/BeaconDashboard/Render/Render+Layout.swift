@@ -43,7 +43,8 @@ struct DashboardLayout {
             left -= 3
         }
         if snapshot.destinations.count > 1, left >= 2 {
-            destinationRows = min(snapshot.destinations.count, left - 1)
+            // A row each, and one more for the selected destination's whole error.
+            destinationRows = min(snapshot.destinations.count + 1, left - 1)
             left -= 1 + destinationRows
         }
         if snapshot.lastError != nil, outcomeLines > 0, left >= 1 {

@@ -6,8 +6,8 @@ import Glibc
 
 extension ProcessHeavy {
     /// The incident an on-call engineer drives the console through, with real processes: a
-    /// collector killed and restored, retry-now, a queue filled to its bound, the engine
-    /// killed. At each step the monitor (80x24 in tmux), `ctl status --json` and `/metrics`
+    /// collector killed and restored, retry-now, a poison event, a queue filled to its
+    /// bound, the engine killed. At each step the monitor (80x24 in tmux), `ctl status --json` and `/metrics`
     /// say the same thing.
     @Suite("an incident on the console", .timeLimit(.minutes(3)))
     struct IncidentTmuxTests {
@@ -30,7 +30,7 @@ extension ProcessHeavy {
             Issue.record("not within \(timeout): \(what)")
         }
 
-        @Test("outage, retry-now, a full queue and a lost engine: screen, ctl status and /metrics agree",
+        @Test("outage, retry-now, a poison event, a full queue and a lost engine: screen, ctl status and /metrics agree",
               .enabled(if: TmuxSession.isInstalled, "tmux is not installed; the terminal test needs it"))
         func incident() async throws {
             let directory = try BeaconProcess.temporaryDirectory()
@@ -59,7 +59,9 @@ extension ProcessHeavy {
             // 1. The collector goes down: backing off, with the attempt count and the next retry.
             collector.stop()
             #expect(try await post(50).status == 200)
-            try await tmux.waitForScreen("backing off on the screen", timeout: .seconds(30)) { $0.contains("retrying in") }
+            try await tmux.waitForScreen("backing off on the screen, with the failures so far", timeout: .seconds(30)) {
+                $0.contains("retrying in") && $0.contains("failure")
+            }
             try await Self.eventually("ctl status: backing off with the next retry") {
                 let main = Self.destination(try await Self.status(store))
                 return main["state"] as? String == "backing off" && main["nextRetryAt"] is String
@@ -71,7 +73,9 @@ extension ProcessHeavy {
             }
 
             // 2. Restored, and retry-now ends the backoff at once: everything is delivered.
-            collector = try RunningCollector(arguments: ["--db", directory + "/c.sqlite"], directory: directory, port: port)
+            // Back with a smaller event limit, so that one event below can be poison.
+            collector = try RunningCollector(
+                arguments: ["--db", directory + "/c.sqlite", "--max-event-bytes", "2048"], directory: directory, port: port)
             _ = try await collector.address()
             let retry = try await BeaconProcess.run(["ctl", "--db", store, "retry-now"])
             #expect(retry.status == 0, "\(retry.stderr)")
@@ -85,7 +89,37 @@ extension ProcessHeavy {
                     && metrics.contains(#"beacon_engine_destination_state{destination="main",state="backing_off"} 0"#)
             }
 
-            // 3. Down again until the queue is full: 503 queue_full, and every view says so.
+            // 3. A poison event: the collector refuses it for good. It is dead-lettered with its
+            // code and messageId, the events after it flow, and every view counts it.
+            let blob = String(repeating: "x", count: 3000)
+            let poison = try await HTTPAnswer.send(
+                "POST", base + "/v1/batch",
+                body: AgentCommandTests.batch([AgentCommandTests.event("incident-poison", extra: #","context":{"blob":"\#(blob)"}"#)]))
+            #expect(poison.status == 200, "the agent takes it: only the collector's limit is smaller")
+            #expect(try await post(20).status == 200)
+            try await Self.eventually("ctl status: one dead letter, nothing pending") {
+                let status = try await Self.status(store)
+                return status["deadLetters"] as? Int == 1 && status["depth"] as? Int == 0
+            }
+            try await Self.eventually("/metrics: one dead letter held, the rest delivered") {
+                let metrics = try await HTTPAnswer.send("GET", base + "/metrics").text
+                return metrics.contains("beacon_engine_dead_letters 1")
+                    && prometheusValue(metrics, "beacon_engine_delivered_events_total", destination: "main") == Double(sent)
+            }
+            try tmux.press("d")
+            let letter = try await tmux.waitForScreen("the poison event's letter on the screen") {
+                $0.contains("Dead letters · 1") && $0.contains(" 400 ") && $0.contains("event_too_large: HTTP 400: Event incident-")
+            }
+            #expect(letter.contains("\"messageId\":\"incident-poison\""), "its payload preview: \(letter)")
+            try tmux.press("Enter")
+            try await tmux.waitForScreen("its whole reason in the detail pane") {
+                $0.contains("attempt 1 ") && $0.contains("incident-poison is 3164 bytes, more than the limit of 2048")
+            }
+            try tmux.press("Escape")
+            try tmux.press("d")
+            try await tmux.waitForScreen("the main view again") { $0.contains("dead-lettered 1") }
+
+            // 4. Down again until the queue is full: 503 queue_full, and every view says so.
             collector.stop()
             var full: HTTPAnswer?
             for _ in 0..<10 {
@@ -106,7 +140,7 @@ extension ProcessHeavy {
             let health = try await HTTPAnswer.send("GET", base + "/health")
             #expect(health.status == 503)
 
-            // 4. The engine dies: the screen says it is lost, and since when; ctl finds no engine.
+            // 5. The engine dies: the screen says it is lost, and since when; ctl finds no engine.
             agent.kill9()
             let lost = try await tmux.waitForScreen("ENGINE LOST on the screen") { $0.contains("ENGINE LOST at ") }
             #expect(lost.contains("in               unknown") || lost.contains("unknown"), "\(lost)")

@@ -89,6 +89,12 @@ struct DeliveryPlannerTests {
         (EventRejection(index: 0, messageId: "m-17", code: "missing_event_name", reason: "Event 0: missing \"event\"."),
          "missing_event_name: Event m-17: missing \"event\"."),
         (EventRejection(messageId: "m-17", reason: "properties.index must be a string"), "properties.index must be a string"),
+        // As the HTTP sender gives a collector's rejection: its status first.
+        (EventRejection(index: 3, messageId: "m-17", code: "event_too_large", reason: "HTTP 400: Event 3 is 3164 bytes"),
+         "event_too_large: HTTP 400: Event m-17 is 3164 bytes"),
+        (EventRejection(index: 3, messageId: "m-17", code: "event_too_large", reason: "HTTP 400: Event 31 is 3164 bytes"),
+         "event_too_large: HTTP 400: Event 31 is 3164 bytes"),
+        (EventRejection(index: 3, messageId: "m-17", code: "x", reason: "HTTP 400"), "x: HTTP 400"),
     ])
     func deadLetterReasonNamesTheMessageId(rejection: EventRejection, expected: String) {
         #expect(DeliveryPlanner.deadLetterReason(rejection, messageId: "m-17") == expected)
