@@ -2,15 +2,17 @@ import ArgumentParser
 import Beacon
 import BeaconWire
 
-/// `beacon status`: what a store holds.
+/// `beacon status`: what a store holds and, when an engine serves it, what that engine is
+/// doing (its ``EngineStatusReport``, the same typed status `ctl` and the monitor read).
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show a store's queue depth, dead letters, paused destinations and recent batches.")
+        commandName: "status",
+        abstract: "Show a store's queue depth, dead letters, paused destinations and recent batches, and its engine's state when one serves it.")
 
     @Option(help: "The store (an SQLite file).")
     var db: String
 
-    @Flag(help: "Print JSON: depth, bytes, deadLetters, destinations (pending, delivered, oldestPending, lastSuccessAt, paused), batches (with destination), totals.")
+    @Flag(help: "Print JSON: depth, bytes, deadLetters, destinations (pending, delivered, oldestPending, lastSuccessAt, paused), batches (with destination), totals, and engine: the serving engine's status (as ctl status --json), or null when none serves the store.")
     var json = false
 
     @Option(parsing: .unconditional, help: "How many recent batches to show (0...1000).")
@@ -27,8 +29,14 @@ struct StatusCommand: AsyncParsableCommand {
         } catch {
             throw error.cli(path: db)
         }
+        // The engine serving the store, if any, says what each destination is doing: the
+        // store alone does not know (a backoff, a pause for credentials, offline).
+        let answer = await MonitorAttachment.probe(ControlClient(store: db))
+        let report = answer.flatMap(EngineStatusReport.init(json:))
         if json {
-            Output.json(Self.json(status).jsonString)
+            guard case .object(var members) = Self.json(status) else { return }
+            members["engine"] = report?.json ?? .null
+            Output.json(JSONValue.object(members).jsonString)
             return
         }
         Output.line("store        \(status.path)")
@@ -37,12 +45,25 @@ struct StatusCommand: AsyncParsableCommand {
         Output.line("dead letters \(status.deadLetterCount) (\(status.totals.deadLettersRetried) retried, \(status.totals.deadLettersPurged) purged over the store's life)")
         let totals = status.totals
         Output.line("lifetime     \(totals.committed) committed, \(totals.delivered) delivered, \(totals.deadLettered) dead-lettered, \(totals.dropped) dropped")
+        if let report {
+            Output.line("engine       serving: \(report.offline ? "offline" : "online"), policy \(PrintableText.line(report.policy)), batch \(report.batchSize)")
+        } else {
+            Output.line("engine       none answers on \(PrintableText.line(ControlProtocol.socketPath(forStore: db))): destination states unknown")
+        }
         for name in status.destinations.keys.sorted() {
             let depth = status.destinations[name] ?? DestinationDepth()
             var notes = ["\(depth.pending) pending", "\(depth.delivered) delivered"]
             if let oldest = status.oldestPending[name] { notes.append("oldest \(oldest.iso8601)") }
             if let success = status.lastSuccess[name] { notes.append("last success \(success.iso8601)") }
             if status.pausedDestinations.contains(name) { notes.append("paused") }
+            if let serving = report?.destinations.first(where: { $0.name == name }) {
+                var state = serving.state
+                if let next = serving.nextRetryAt { state += " until \(PrintableText.line(next))" }
+                if serving.consecutiveFailures > 0 { state += " after \(serving.consecutiveFailures) failure\(serving.consecutiveFailures == 1 ? "" : "s")" }
+                if serving.stalled { state += ", STALLED" }
+                if let error = serving.lastError { state += " (\(PrintableText.line(error)))" }
+                notes.insert(state, at: 0)
+            }
             Output.line("destination  \(PrintableText.line(name)): " + notes.joined(separator: ", "))
         }
         if !status.pausedDestinations.isEmpty {

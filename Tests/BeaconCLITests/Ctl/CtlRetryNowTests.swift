@@ -40,6 +40,16 @@ struct CtlRetryNowTests {
         #expect((destination["lastError"] as? String)?.contains("503") == true, "\(destination)")
         #expect(destination["endpoint"] as? String == "recording://test")
         #expect(sender.batches.count == 1, "an hour's backoff: nothing was sent again")
+        // beacon status reads the same typed status from the engine serving the store.
+        let storeStatus = try await BeaconProcess.run(["status", "--db", store])
+        #expect(storeStatus.status == 0, "\(storeStatus.stderr)")
+        #expect(storeStatus.stdout.contains("engine       serving: online"), "\(storeStatus.stdout)")
+        #expect(storeStatus.stdout.contains("destination  default: backing off until \(nextRetry.iso8601) after 1 failure"), "\(storeStatus.stdout)")
+        let storeJSON = try #require(
+            try JSONSerialization.jsonObject(with: Data(try await BeaconProcess.run(["status", "--db", store, "--json"]).stdout.utf8))
+                as? [String: Any])
+        let engineDestination = try #require(((storeJSON["engine"] as? [String: Any])?["destinations"] as? [[String: Any]])?.first)
+        #expect(engineDestination["state"] as? String == "backing off" && engineDestination["nextRetryAt"] as? String == nextRetry.iso8601)
 
         let unknown = try await BeaconProcess.run(["ctl", "--db", store, "retry-now", "nosuch"])
         #expect(unknown.status == 1)
@@ -67,5 +77,11 @@ struct CtlRetryNowTests {
         await control.close()
         await engine.beginShutdown()
         try await task.value
+
+        // With no engine, the store's facts alone, and the states said to be unknown.
+        let alone = try await BeaconProcess.run(["status", "--db", store])
+        #expect(alone.stdout.contains("engine       none answers on \(store).control: destination states unknown"), "\(alone.stdout)")
+        let aloneJSON = try #require(try JSONSerialization.jsonObject(with: Data(try await BeaconProcess.run(["status", "--db", store, "--json"]).stdout.utf8)) as? [String: Any])
+        #expect(aloneJSON["engine"] is NSNull, "\(aloneJSON)")
     }
 }
