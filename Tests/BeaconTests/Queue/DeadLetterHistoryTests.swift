@@ -82,6 +82,33 @@ import Testing
         #expect(rows.0 == 0 && rows.1 == 0, "retries \(rows.0), attempts \(rows.1)")
     }
 
+    /// A store from before `v6-dead-letter-attempts` holding a letter: the migration gives
+    /// it one attempt, and a retry refused again keeps its id.
+    @Test func aStoreFromBeforeTheAttemptsTableMigratesItsLetters() async throws {
+        do {
+            let queue = try queues.makeQueue(.sqlite)
+            try await queue.register(destination: "main")
+            await queues.fill(queue, 1)
+            _ = try await refuse(queue, "main", count: 1, reason: "old refusal")
+        }
+        try await DatabaseQueue(path: queues.path).write { db in
+            try db.execute(sql: """
+                DROP TABLE dead_letter_attempts;
+                DROP TABLE dead_letter_retries;
+                DELETE FROM grdb_migrations WHERE identifier = 'v6-dead-letter-attempts';
+                """)
+        }
+        let queue = try queues.makeQueue(.sqlite)
+        let letter = try #require(try await queue.deadLetters(limit: 10).first)
+        #expect(letter.attempts.map(\.reason) == ["old refusal 0"])
+        let rows = try await DatabaseQueue(path: queues.path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM dead_letter_attempts") }
+        #expect(rows == 1, "the migration recorded its one attempt")
+        _ = try await queue.retryDeadLetters(.ids([letter.id]))
+        _ = try await refuse(queue, "main", count: 1, reason: "new refusal")
+        let again = try #require(try await queue.deadLetters(limit: 10).first)
+        #expect(again.id == letter.id && again.attempts.map(\.reason) == ["old refusal 0", "new refusal 0"])
+    }
+
     @Test(arguments: Kind.allCases)
     func aSearchFindsLettersByMessageIdDestinationReasonAndPayload(_ kind: Kind) async throws {
         let queue = try queues.makeQueue(kind)
