@@ -72,6 +72,7 @@ extension Renderer {
     /// A destination's state in at most 19 columns: `retry #4 in 31.0 s` (the attempt
     /// that comes next), `paused: credentials`, `paused by operator`, …
     func compactState(_ destination: DestinationStatus) -> Span {
+        if isMonitor, destination.state != .pausedByOperator { return Span("unknown", .dim) }
         switch destination.state {
         case .idle: return Span("idle")
         case .sending: return Span("sending", .ok)

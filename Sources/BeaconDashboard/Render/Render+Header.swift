@@ -39,6 +39,9 @@ extension Renderer {
         grid.write([tag], x: width - tagWidth + 1, y: 0)
     }
 
+    /// A destination state no engine reports (a monitor reading a store nobody serves).
+    static let unknownState = Span("state unknown (no engine)", .dim)
+
     /// A setting the snapshot does not know (a monitor reading another process's store).
     private static let unknown = Span("unknown", .dim)
 
@@ -87,6 +90,8 @@ extension Renderer {
     private var senderSummary: Span {
         switch snapshot.destinations.count {
         case 0:
+            // A store nobody serves does not say what its writer would do.
+            if isMonitor { return Self.unknownState }
             return snapshot.isOffline ? Span("offline", .warn) : Span("idle")
         case 1:
             return describe(snapshot.destinations[0])
@@ -105,6 +110,8 @@ extension Renderer {
 
     /// A destination's state in words, measured from the snapshot's time.
     func describe(_ destination: DestinationStatus) -> Span {
+        // Read from a store no engine serves: only an operator's pause is recorded there.
+        if isMonitor, destination.state != .pausedByOperator { return Self.unknownState }
         let failures = destination.consecutiveFailures
         let failureNote = failures > 0 ? " (\(failures) failure\(failures == 1 ? "" : "s"))" : ""
         switch destination.state {

@@ -123,6 +123,11 @@ struct MonitorCommand: AsyncParsableCommand {
     func storePaths() throws -> [String] {
         var paths = db
         if let dir {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory) else {
+                throw CLIError.runtime("--dir \(dir) does not exist")
+            }
+            guard isDirectory.boolValue else { throw CLIError.runtime("--dir \(dir) is not a directory (give a store with --db)") }
             let names: [String]
             do {
                 names = try FileManager.default.contentsOfDirectory(atPath: dir)
