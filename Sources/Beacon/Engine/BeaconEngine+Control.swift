@@ -138,7 +138,8 @@ extension BeaconEngine {
                     name: destination.name, endpoint: destination.sender.endpointDescription, state: status.state,
                     pending: status.depth, oldestPendingAge: status.oldestPendingAge(at: now).map { Double($0) / 1000 },
                     lastSuccessAt: status.lastSuccessAt, stalled: status.isStalled(at: now, threshold: observer.stallThreshold),
-                    consecutiveFailures: status.consecutiveFailures, lastError: status.lastError, deliveryRate: status.deliveryRate)
+                    consecutiveFailures: status.consecutiveFailures, lastError: status.lastError, deliveryRate: status.deliveryRate,
+                    stalledSince: status.stalledSince(at: now, threshold: observer.stallThreshold))
             })
     }
 }

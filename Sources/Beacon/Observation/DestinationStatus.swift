@@ -91,6 +91,21 @@ extension DestinationStatus {
         return max(0, now.millisecondsSince1970 - oldest.millisecondsSince1970)
     }
 
+    /// When the destination became stalled, if it is at `now`: the threshold after the
+    /// later of its oldest pending event and its last delivery.
+    public func stalledSince(at now: Timestamp, threshold: Duration = DestinationStatus.stallThreshold) -> Timestamp? {
+        guard isStalled(at: now, threshold: threshold), let oldest = oldestPendingAt else { return nil }
+        let from = max(oldest.millisecondsSince1970, lastSuccessAt?.millisecondsSince1970 ?? 0)
+        return Timestamp(millisecondsSince1970: from.addingReportingOverflow(threshold.inMilliseconds).partialValue)
+    }
+
+    /// Seconds until what is pending is delivered at the recent rate: known only while it
+    /// is sending (`nil` otherwise: a backoff, a pause or offline delivers nothing).
+    public var drainSeconds: Double? {
+        guard state == .sending, depth > 0, let rate = deliveryRate, rate.isFinite, rate > 0 else { return nil }
+        return Double(depth) / rate
+    }
+
     /// Whether the destination is stalled at `now`: events wait, the oldest has waited
     /// longer than `threshold`, and no batch was delivered within `threshold`. A
     /// destination the operator paused, or an engine offline, is not stalled: that wait

@@ -51,7 +51,7 @@ extension Renderer {
     }
 
     /// The selected destination in full: its whole error (or last success), failures, next
-    /// retry as a time of day, and endpoint.
+    /// retry and stall as times of day, time to drain at its rate, and endpoint.
     private mutating func drawDestinationDetail(_ destination: DestinationStatus, y: Int) {
         var spans: [Span] = [Span(" ▸ " + destination.name + ": ", .bold)]
         if let error = destination.lastError { spans.append(Span(error + "  ", .error)) }
@@ -61,6 +61,12 @@ extension Renderer {
         }
         if let next = destination.state.nextRetryAt {
             spans.append(Span("next retry \(Format.timeOfDay(millisecondsSince1970: next.millisecondsSince1970)) UTC  ", .warn))
+        }
+        if destination.stalled, let since = destination.stalledSince(at: snapshot.time) {
+            spans.append(Span("stalled since \(Format.timeOfDay(millisecondsSince1970: since.millisecondsSince1970)) UTC  ", .error))
+        }
+        if let drain = destination.drainSeconds, let milliseconds = Int64(exactly: (min(drain, 1e9) * 1000).rounded()) {
+            spans.append(Span("drains in ~\(Format.elapsed(milliseconds: milliseconds))  "))
         }
         if destination.lastError == nil, let success = destination.lastSuccessAt {
             spans.append(Span("ok \(Format.elapsed(milliseconds: snapshot.time.millisecondsSince1970 - success.millisecondsSince1970)) ago  ", .dim))

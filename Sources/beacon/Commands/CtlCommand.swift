@@ -54,7 +54,7 @@ struct CtlCommand: AsyncParsableCommand {
         Print the engine's answer as JSON. With status: policy, batchSize, offline, depth, deadLetters, queue (events, \
         bytes, maxEvents, maxBytes, full), destinations with name, state, paused, pausedBy, pending, oldestPendingAge in \
         seconds, lastSuccessAt, stalled, endpoint, code (idle, sending, backing_off, paused_operator, paused_credentials, \
-        offline), nextRetryAt, consecutiveFailures, lastError, deliveryRate; commands. \
+        offline), nextRetryAt, consecutiveFailures, lastError, deliveryRate, drainSeconds, stalledSince; commands. \
         With pause: paused, recorded (false when the store could not record the pause) and a warning. With retry-now: \
         retried (the destinations whose backoff ended), offline. With flush: backingOff (name, nextRetryAt). \
         watch always prints JSON.
@@ -201,7 +201,8 @@ struct CtlCommand: AsyncParsableCommand {
                 notes.append("oldest \(Int64(saturating: age.rounded(.down))) s")  // checked: saturating
             }
             if let success = destination.lastSuccessAt { notes.append("last success \(PrintableText.line(success))") }
-            if destination.stalled { notes.append("STALLED") }
+            if destination.stalled { notes.append("STALLED" + (destination.stalledSince.map { " since \(PrintableText.line($0))" } ?? "")) }
+            if let drain = destination.drainSeconds, drain.isFinite { notes.append("drains in ~\(Int64(exactly: drain.rounded(.up)).map(String.init) ?? "?") s") }
             if let next = destination.nextRetryAt { notes.append("next retry \(PrintableText.line(next))") }
             if destination.consecutiveFailures > 0 {
                 notes.append("\(destination.consecutiveFailures) failure\(destination.consecutiveFailures == 1 ? "" : "s") in a row")

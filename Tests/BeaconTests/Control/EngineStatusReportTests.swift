@@ -53,4 +53,40 @@ struct EngineStatusReportTests {
     func notAReport(json: JSONValue) {
         #expect(EngineStatusReport(json: json) == nil)
     }
+
+    @Test("time to drain at the recent rate, and since when a destination is stalled")
+    func drainAndStall() throws {
+        let at = Timestamp(millisecondsSince1970: 1_000_000_000)
+        let destination = EngineStatusReport.Destination(
+            name: "main", endpoint: nil, state: .sending, pending: 22_500, oldestPendingAge: 90, lastSuccessAt: nil, stalled: true,
+            consecutiveFailures: 0, lastError: nil, deliveryRate: 500, stalledSince: at)
+        #expect(destination.drainSeconds == 45)
+        #expect(destination.stalledSince == at.iso8601)
+        for rate in [nil, 0, -1, .nan, .infinity] as [Double?] {
+            let still = EngineStatusReport.Destination(
+                name: "x", endpoint: nil, state: .idle, pending: 10, oldestPendingAge: nil, lastSuccessAt: nil, stalled: false,
+                consecutiveFailures: 0, lastError: nil, deliveryRate: rate)
+            #expect(still.drainSeconds == nil, "rate \(String(describing: rate)): no time to drain")
+        }
+        // An engine from before these fields: its report still reads, with them unknown.
+        guard case .object(var members) = Self.report([.idle]).json,
+              case .array(var destinations)? = members["destinations"], case .object(var first) = destinations[0] else {
+            Issue.record("not an object")
+            return
+        }
+        first["drainSeconds"] = nil
+        first["stalledSince"] = nil
+        destinations[0] = .object(first)
+        members["destinations"] = .array(destinations)
+        let older = try #require(EngineStatusReport(json: .object(members)))
+        #expect(older.destinations[0].drainSeconds == nil && older.destinations[0].stalledSince == nil)
+
+        var status = DestinationStatus(
+            name: "main", endpoint: "e", depth: 5, state: .backingOff(until: at), oldestPendingAt: Timestamp(millisecondsSince1970: 1_000),
+            lastSuccessAt: Timestamp(millisecondsSince1970: 20_000), stalled: false)
+        #expect(status.stalledSince(at: Timestamp(millisecondsSince1970: 79_000)) == nil, "59 s after the last delivery: not yet")
+        #expect(status.stalledSince(at: Timestamp(millisecondsSince1970: 200_000)) == Timestamp(millisecondsSince1970: 80_000))
+        status.state = .pausedByOperator
+        #expect(status.stalledSince(at: Timestamp(millisecondsSince1970: 200_000)) == nil, "a pause asked for is no stall")
+    }
 }

@@ -25,6 +25,10 @@ extension EngineStatusReport {
         public var lastError: String?
         /// Events delivered to it per second lately.
         public var deliveryRate: Double?
+        /// Seconds until `pending` is delivered at that rate (while it is sending).
+        public var drainSeconds: Double?
+        /// When it became stalled, while it is.
+        public var stalledSince: String?
 
         /// A destination's state as a value (the `state` dimension of
         /// `beacon_engine_destination_state` uses the same names).
@@ -39,7 +43,8 @@ extension EngineStatusReport {
 
         public init(
             name: String, endpoint: String?, state: DestinationStatus.State, pending: Int, oldestPendingAge: Double?,
-            lastSuccessAt: Timestamp?, stalled: Bool, consecutiveFailures: Int, lastError: String?, deliveryRate: Double?
+            lastSuccessAt: Timestamp?, stalled: Bool, consecutiveFailures: Int, lastError: String?, deliveryRate: Double?,
+            stalledSince: Timestamp? = nil
         ) {
             self.name = name
             self.endpoint = endpoint
@@ -55,6 +60,10 @@ extension EngineStatusReport {
             self.consecutiveFailures = consecutiveFailures
             self.lastError = lastError
             self.deliveryRate = deliveryRate
+            self.stalledSince = stalledSince?.iso8601
+            if state == .sending, pending > 0, let deliveryRate, deliveryRate.isFinite, deliveryRate > 0 {
+                self.drainSeconds = Double(pending) / deliveryRate
+            }
         }
 
         /// Every field, an unknown one as `null` (scripts find each key in every answer).
@@ -74,6 +83,8 @@ extension EngineStatusReport {
             try container.encode(consecutiveFailures, forKey: .consecutiveFailures)
             try container.encode(lastError, forKey: .lastError)
             try container.encode(deliveryRate, forKey: .deliveryRate)
+            try container.encode(drainSeconds, forKey: .drainSeconds)
+            try container.encode(stalledSince, forKey: .stalledSince)
         }
 
         /// The state as the engine has it, back from the report (a backoff without a
