@@ -139,7 +139,7 @@ extension BeaconEngine {
                     pending: status.depth, oldestPendingAge: status.oldestPendingAge(at: now).map { Double($0) / 1000 },
                     lastSuccessAt: status.lastSuccessAt, stalled: status.isStalled(at: now, threshold: observer.stallThreshold),
                     consecutiveFailures: status.consecutiveFailures, lastError: status.lastError, deliveryRate: status.deliveryRate,
-                    stalledSince: status.stalledSince(at: now, threshold: observer.stallThreshold))
+                    stalledSince: status.stalledSince(at: now, threshold: observer.stallThreshold), lastStatus: status.lastStatus)
             })
     }
 }

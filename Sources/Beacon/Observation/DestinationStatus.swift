@@ -27,6 +27,9 @@ public struct DestinationStatus: Sendable, Hashable {
     /// known, as for a store another process serves). Beside the snapshot's `rateOut`,
     /// which counts events delivered to every destination (they leave the queue then).
     public var deliveryRate: Double? = nil
+    /// The HTTP status of its last failed batch, while ``lastError`` stands (`nil`: none,
+    /// or no HTTP answer: a timeout, a refused connection).
+    public var lastStatus: Int? = nil
 
     /// How long events may wait with no delivery before a destination counts as stalled:
     /// 60 s, twelve times the default flush interval and about the default backoff's cap.

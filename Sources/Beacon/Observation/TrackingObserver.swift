@@ -186,6 +186,9 @@ public actor TrackingObserver {
             case .split: current.totals.split += 1
             case .deadLettered, .paused, .filtered: break
             }
+            if record.outcome == .retry || record.outcome == .paused {
+                updateDestination(named: record.destination) { $0.lastStatus = record.status }
+            }
             if let error = record.error { current.lastError = error }
             current.recentBatches = Array(batches)
         case .destination(var status):
@@ -196,6 +199,8 @@ public actor TrackingObserver {
                 status.oldestPendingAt = status.oldestPendingAt ?? known.oldestPendingAt
                 status.lastSuccessAt = status.lastSuccessAt ?? known.lastSuccessAt
                 status.deliveryRate = status.deliveryRate ?? known.deliveryRate
+                // The failure's status stands as long as its error does.
+                status.lastStatus = status.lastError == nil ? nil : status.lastStatus ?? known.lastStatus
                 current.destinations[index] = status
             } else {
                 current.destinations.append(status)

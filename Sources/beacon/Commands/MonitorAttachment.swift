@@ -114,6 +114,7 @@ final class MonitorAttachment: Sendable {
             attached.destinations[index].state = destination.destinationState
             attached.destinations[index].consecutiveFailures = max(0, destination.consecutiveFailures)
             attached.destinations[index].lastError = destination.lastError.map(PrintableText.line)
+            attached.destinations[index].lastStatus = destination.lastStatus.flatMap { (100...599).contains($0) ? $0 : nil }
             attached.destinations[index].stalled = destination.stalled
             if let rate = destination.deliveryRate, rate.isFinite, rate >= 0 { attached.destinations[index].deliveryRate = rate }
         }

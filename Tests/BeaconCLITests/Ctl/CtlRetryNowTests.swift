@@ -38,6 +38,8 @@ struct CtlRetryNowTests {
         #expect(destination["nextRetryAt"] as? String == nextRetry.iso8601)
         #expect(destination["consecutiveFailures"] as? Int == 1)
         #expect((destination["lastError"] as? String)?.contains("503") == true, "\(destination)")
+        #expect(destination["lastStatus"] as? Int == 503, "the failure's HTTP status as a number: \(destination)")
+        #expect(destination["drainSeconds"] is NSNull && destination["stalledSince"] is NSNull, "not sending, not stalled yet")
         #expect(destination["endpoint"] as? String == "recording://test")
         #expect(sender.batches.count == 1, "an hour's backoff: nothing was sent again")
         // beacon status reads the same typed status from the engine serving the store.

@@ -23,6 +23,8 @@ extension EngineStatusReport {
         public var nextRetryAt: String?
         public var consecutiveFailures: Int
         public var lastError: String?
+        /// The HTTP status of the last failed batch, while `lastError` stands.
+        public var lastStatus: Int?
         /// Events delivered to it per second lately.
         public var deliveryRate: Double?
         /// Seconds until `pending` is delivered at that rate (while it is sending).
@@ -44,7 +46,7 @@ extension EngineStatusReport {
         public init(
             name: String, endpoint: String?, state: DestinationStatus.State, pending: Int, oldestPendingAge: Double?,
             lastSuccessAt: Timestamp?, stalled: Bool, consecutiveFailures: Int, lastError: String?, deliveryRate: Double?,
-            stalledSince: Timestamp? = nil
+            stalledSince: Timestamp? = nil, lastStatus: Int? = nil
         ) {
             self.name = name
             self.endpoint = endpoint
@@ -61,6 +63,7 @@ extension EngineStatusReport {
             self.lastError = lastError
             self.deliveryRate = deliveryRate
             self.stalledSince = stalledSince?.iso8601
+            self.lastStatus = lastError == nil ? nil : lastStatus
             if state == .sending, pending > 0, let deliveryRate, deliveryRate.isFinite, deliveryRate > 0 {
                 self.drainSeconds = Double(pending) / deliveryRate
             }
@@ -82,6 +85,7 @@ extension EngineStatusReport {
             try container.encode(nextRetryAt, forKey: .nextRetryAt)
             try container.encode(consecutiveFailures, forKey: .consecutiveFailures)
             try container.encode(lastError, forKey: .lastError)
+            try container.encode(lastStatus, forKey: .lastStatus)
             try container.encode(deliveryRate, forKey: .deliveryRate)
             try container.encode(drainSeconds, forKey: .drainSeconds)
             try container.encode(stalledSince, forKey: .stalledSince)
