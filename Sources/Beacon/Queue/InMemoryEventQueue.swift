@@ -317,8 +317,10 @@ public final class InMemoryEventQueue: EventQueue {
                 change.destinations.insert(letter.destination)
             }
             // Forget retries whose copy left the queue.
-            let queued = Set(storage.events.map(\.event.sequence))
-            storage.retried = storage.retried.filter { queued.contains($0.key.sequence) }
+            if !storage.retried.isEmpty {
+                let queued = Set(storage.events.map(\.event.sequence))
+                storage.retried = storage.retried.filter { queued.contains($0.key.sequence) }
+            }
             return change
         }
         if !change.done.isEmpty {

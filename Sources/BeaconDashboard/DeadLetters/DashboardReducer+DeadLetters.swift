@@ -162,10 +162,7 @@ extension DashboardReducer {
         do {
             query = try DeadLetterQuery(parsing: prompt.buffer)
         } catch {
-            var refused = prompt
-            refused.error = error.description
-            state.prompt = refused
-            return []
+            return refuse(prompt, error.description, state: &state)
         }
         state.prompt = nil
         state.workbench.query = query

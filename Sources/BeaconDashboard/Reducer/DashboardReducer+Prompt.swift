@@ -47,10 +47,7 @@ extension DashboardReducer {
             do {
                 policy = try FlushPolicy(parsing: text)
             } catch {
-                var refused = prompt
-                refused.error = error.description
-                state.prompt = refused
-                return []
+                return refuse(prompt, error.description, state: &state)
             }
         }
         state.prompt = nil
@@ -58,15 +55,22 @@ extension DashboardReducer {
         return [.setPolicy(policy)]
     }
 
+    /// Keeps `prompt` open with `reason` shown above it: Enter refused what was typed.
+    static func refuse(_ prompt: Prompt, _ reason: String, state: inout DashboardState) -> [DashboardAction] {
+        var refused = prompt
+        refused.error = reason
+        state.prompt = refused
+        return []
+    }
+
     /// A whole number of events within ``DashboardLimits/burstSizes``.
     private static func applyBurstSize(_ prompt: Prompt, state: inout DashboardState) -> [DashboardAction] {
         let text = prompt.buffer.trimmingSpaces().replacingCommas()
         let limits = DashboardLimits.burstSizes
         guard let size = Int(text), limits.contains(size) else {
-            var refused = prompt
-            refused.error = "'\(prompt.buffer)' is not a number of events from \(Format.count(limits.lowerBound)) to \(Format.count(limits.upperBound))"
-            state.prompt = refused
-            return []
+            return refuse(
+                prompt, "'\(prompt.buffer)' is not a number of events from \(Format.count(limits.lowerBound)) to \(Format.count(limits.upperBound))",
+                state: &state)
         }
         state.prompt = nil
         setBurstSize(size, state: &state)

@@ -13,23 +13,31 @@ struct CtlCommandTests {
         let task: Task<Void, any Error>
         let control: ControlServer
         let sender: RecordingSender
+        /// Whether ``stop()`` removes the directory (it made it).
+        var ownsDirectory = true
 
-        static func start(sender: RecordingSender = RecordingSender()) async throws -> Served {
-            let directory = try BeaconProcess.temporaryDirectory()
-            let store = directory + "/s.sqlite"
+        /// An engine on `name` in `directory` (a new temporary one when `nil`), sending to
+        /// `sender` with a manual policy, serving its control channel.
+        static func start(
+            sender: RecordingSender = RecordingSender(), in given: String? = nil, name: String = "s.sqlite", batchSize: Int = 100
+        ) async throws -> Served {
+            let directory = try given ?? BeaconProcess.temporaryDirectory()
+            let store = directory + "/" + name
             let engine = BeaconEngine(
                 queue: try SQLiteEventQueue(path: store), destination: Destination(sender: sender),
-                settings: EngineSettings(policy: .manual, batchSize: 100))
+                settings: EngineSettings(policy: .manual, batchSize: batchSize))
             let task = Task { try await engine.run() }
             let control = try await engine.serveControl()
-            return Served(directory: directory, store: store, engine: engine, task: task, control: control, sender: sender)
+            return Served(
+                directory: directory, store: store, engine: engine, task: task, control: control, sender: sender,
+                ownsDirectory: given == nil)
         }
 
         func stop() async throws {
             await control.close()
             await engine.beginShutdown()
             try await task.value
-            try? FileManager.default.removeItem(atPath: directory)
+            if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
         }
     }
 

@@ -9,37 +9,15 @@ import Testing
 /// LOST with no rates; `--read-only` refuses the open engine's action keys.
 @Suite("several engines on one screen under tmux", .serialized)
 struct FleetMonitorTmuxTests {
-    /// An engine serving `store`, sending to `sender` (manual flushes).
-    struct Served {
-        let engine: BeaconEngine<ContinuousClock>
-        let task: Task<Void, any Error>
-        let control: ControlServer
-
-        init(store: String, sender: RecordingSender) async throws {
-            engine = BeaconEngine(
-                queue: try SQLiteEventQueue(path: store), destination: Destination(sender: sender),
-                settings: EngineSettings(policy: .manual, batchSize: 10))
-            let engine = self.engine
-            task = Task { try await engine.run() }
-            control = try await engine.serveControl()
-        }
-
-        func stop() async throws {
-            await control.close()
-            await engine.beginShutdown()
-            try await task.value
-        }
-    }
-
     @Test("both engines listed truly; Enter opens either; a stopped one turns LOST; --dir and --read-only",
           .enabled(if: TmuxSession.isInstalled, "tmux is not installed; the terminal test needs it"),
           .timeLimit(.minutes(2)))
     func fleet() async throws {
         let directory = try BeaconProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
-        let orders = try await Served(store: directory + "/orders.sqlite", sender: RecordingSender())
+        let orders = try await CtlCommandTests.Served.start(in: directory, name: "orders.sqlite", batchSize: 10)
         let failing = RecordingSender { _, _ in SendResult(.retryable(reason: "HTTP 503", retryAfter: .seconds(3600)), status: 503) }
-        let search = try await Served(store: directory + "/search.sqlite", sender: failing)
+        let search = try await CtlCommandTests.Served.start(sender: failing, in: directory, name: "search.sqlite", batchSize: 10)
         try await search.engine.tracker.track("Waits", anonymousId: "a").committed()
         await search.engine.flush()
         _ = await search.engine.observer.firstSnapshot { $0.destinations.first?.state.nextRetryAt != nil }
