@@ -62,8 +62,8 @@ struct StorageFaultCLITests {
         #expect(try await Bounded.run(["track", "--db", db, "--count", "2"]).status == 0)
         // What a future Beacon might do: a migration this binary does not know, and a column renamed.
         try await DatabaseQueue(path: db).write { db in
-            try db.execute(sql: "ALTER TABLE events RENAME COLUMN message_id TO mid")
-            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v7-future')")
+            try db.execute(sql: "ALTER TABLE segment_1 RENAME COLUMN message_id TO mid")
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v8-future')")
         }
         for command in [
             ["status", "--db", db], ["monitor", "--db", db], ["track", "--db", db], ["track", "--db", db, "--print-ids"],
@@ -73,14 +73,14 @@ struct StorageFaultCLITests {
             #expect(!result.timedOut, "\(command) ended")
             #expect(result.status == 1, "\(command) exits 1, not \(result.status) (\(result.stderr))")
             #expect(result.stderrLines.count == 1, "\(command): one line, not \(result.stderrLines)")
-            #expect(result.stderr.contains("schema version 7"), "\(command): \(result.stderr)")
-            #expect(result.stderr.contains("version 6"), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("schema version 8"), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("version 7"), "\(command): \(result.stderr)")
         }
         let migrations = try await DatabaseQueue(path: db).read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
         }
-        #expect(migrations == ["v1-queue", "v2-sync", "v3-destinations", "v4-operations", "v5-pauses", "v6-dead-letter-attempts", "v7-future"])
-        let depth = try await DatabaseQueue(path: db).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") }
+        #expect(migrations == ["v1-queue", "v2-sync", "v3-destinations", "v4-operations", "v5-pauses", "v6-dead-letter-attempts", "v7-segmented-log", "v8-future"])
+        let depth = try await DatabaseQueue(path: db).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM segment_1") }
         #expect(depth == 2, "no event was added to the newer store")
     }
 

@@ -27,6 +27,17 @@ public final class InMemoryEventQueue: EventQueue {
         var lastBatchID: Int64 = 0
         var maxEvents: Int
 
+        /// Counts an event every destination is done with as it leaves: dead-lettered if a
+        /// destination's letter for it is held (as the SQLite store counts), else delivered.
+        mutating func leave(_ entry: Entry, deadLetteredNow: Bool = false) {
+            bytes -= entry.event.payload.count
+            if deadLetteredNow || deadLetters.contains(where: { $0.event.sequence == entry.event.sequence }) {
+                totals.deadLettered += 1
+            } else {
+                totals.delivered += 1
+            }
+        }
+
         mutating func register(_ destination: String) {
             guard destinations[destination] == nil else { return }
             destinations[destination] = DestinationDepth(pending: events.count { !$0.doneBy.contains(destination) })
@@ -42,7 +53,6 @@ public final class InMemoryEventQueue: EventQueue {
         var event: QueuedEvent
         var createdAt: Timestamp
         var doneBy: Set<String> = []
-        var deadLettered = false
     }
 
     /// A queue holding at most `maxQueuedEvents` (oldest dropped past that).
@@ -144,11 +154,12 @@ public final class InMemoryEventQueue: EventQueue {
             storage.leases[destination] = nil
             guard !storage.destinations.isEmpty else { return }
             var kept = Deque<Entry>()
-            for entry in storage.events {
+            for var entry in storage.events {
                 if storage.destinations.keys.allSatisfy({ entry.doneBy.contains($0) }) {
-                    storage.bytes -= entry.event.payload.count
-                    if entry.deadLettered { storage.totals.deadLettered += 1 } else { storage.totals.delivered += 1 }
+                    storage.leave(entry)
                 } else {
+                    // Registered again later, it starts with every queued event pending.
+                    entry.doneBy.remove(destination)
                     kept.append(entry)
                 }
             }
@@ -198,7 +209,6 @@ public final class InMemoryEventQueue: EventQueue {
                         mine.filtered += 1
                     } else if dead.contains(sequence) {
                         mine.deadLettered += 1
-                        entry.deadLettered = true
                         letters.append(contentsOf: settlement.deadLetters.filter { $0.event.sequence == sequence })
                     } else {
                         kept.append(entry)
@@ -208,8 +218,7 @@ public final class InMemoryEventQueue: EventQueue {
                     entry.doneBy.insert(destination)
                 }
                 if storage.destinations.keys.allSatisfy({ $0 == destination || entry.doneBy.contains($0) }) {
-                    storage.bytes -= entry.event.payload.count
-                    if entry.deadLettered { storage.totals.deadLettered += 1 } else { storage.totals.delivered += 1 }
+                    storage.leave(entry, deadLetteredNow: dead.contains(sequence))
                 } else {
                     kept.append(entry)
                 }

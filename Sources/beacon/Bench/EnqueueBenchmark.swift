@@ -95,7 +95,7 @@ struct EnqueueBenchmark: Sendable {
         let start = ContinuousClock.now
         try pool.writeWithoutTransaction { db in
             try db.inTransaction {
-                let insert = try EventRowInserter(db)
+                let insert = try EventRowInserter(db, table: EventRowInserter.firstSegment)
                 for (index, row) in payloads.enumerated() {
                     try insert.insert(
                         seq: Int64(index + 1), messageId: row.id, name: "Benchmark Event", payload: row.payload, createdAt: now)

@@ -91,12 +91,12 @@ struct DamagedStoreTests {
     @Test("an event row at the end of the sequence range is damage when read, not an overflow later")
     func sequenceAtTheLimit() async throws {
         try await makeStore()
-        try await damage("UPDATE events SET seq = 9223372036854775807 WHERE seq = 3")
+        try await damage("UPDATE segment_1 SET seq = 9223372036854775807 WHERE seq = 3")
         let queue = try SQLiteEventQueue(path: path)
         let error = await #expect(throws: StorageError.self) {
             _ = try await queue.peek(for: "default", after: nil, limit: 10, maxBytes: .max)
         }
         #expect(error?.kind.rawValue == "damaged")
-        #expect(error?.message.contains("events.seq") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("segment_1.seq") == true, "\(String(describing: error))")
     }
 }

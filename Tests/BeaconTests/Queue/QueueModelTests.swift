@@ -1,14 +1,21 @@
 import Beacon
 import BeaconWire
 import Foundation
+import GRDB
 import Testing
 
 /// The SQLite queue against a model: the in-memory queue, driven with the same seeded
-/// random sequences of appends, peeks, settles (delivered, dead-lettered, out of order
-/// across destinations), lease releases, dead-letter retries and purges, and reopening
-/// the store, compared after every step: depth, each destination's pending events and
-/// what it would send next, and the dead letters (by messageId, with their attempts).
-@Suite("Queue against its model", .timeLimit(.minutes(2)))
+/// random sequences of appends, peeks (and reads ahead of a batch in flight), settles in
+/// and out of order (delivered, filtered, dead-lettered, across destinations), lease
+/// releases, dead-letter retries and purges, a destination unregistered and registered
+/// again, the overflow bound, and reopening the store; tiny segments make the log rotate
+/// and drop segments all along. After every step: depth, bytes, the totals, each
+/// destination's pending count, the dead letters, and the segments on disk (each one but
+/// the tail still holds a queued event).
+///
+/// Steps per seed: `BEACON_MODEL_STEPS` (default 500; the README gives a longer run).
+/// Kill -9 of a writer mid-way is `SegmentedLogCrashTests` (real processes).
+@Suite("Queue against its model", .timeLimit(.minutes(10)))
 struct QueueModelTests {
     let queues: DestinationQueueTests
 
@@ -18,30 +25,45 @@ struct QueueModelTests {
 
     /// One step, chosen by the seed.
     enum Step: CaseIterable {
-        case append, peekAndSettle, release, retryLetter, purgeLetter, reopen
+        case append, peekAndSettle, readAheadAndSettleFirst, release, retryLetter, purgeLetter, reopen, unregister
     }
 
-    static let destinations = ["a", "b"]
+    static let destinations = ["a", "b", "c"]
+    static let maxQueued = 60
+    static var steps: Int {
+        ProcessInfo.processInfo.environment["BEACON_MODEL_STEPS"].flatMap { Int($0) }.map { min(max($0, 1), 10_000_000) } ?? 500
+    }
 
-    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func openSQLite(segmentEvents: Int) throws -> SQLiteEventQueue {
+        var configuration = SQLiteEventQueue.Configuration()
+        configuration.maxQueuedEvents = Self.maxQueued
+        configuration.segmentEvents = segmentEvents
+        return try SQLiteEventQueue(path: queues.path, configuration: configuration)
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
     func sqliteAgreesWithTheModel(seed: UInt64) async throws {
         var random = SeededGenerator(seed: seed)
-        var sqlite: any EventQueue = try queues.makeQueue(.sqlite)
-        let model = InMemoryEventQueue(maxQueuedEvents: 1_000_000)
+        let segmentEvents = Int.random(in: 2...9, using: &random)
+        var sqlite = try openSQLite(segmentEvents: segmentEvents)
+        let model = InMemoryEventQueue(maxQueuedEvents: Self.maxQueued)
+        var registered = Set(Self.destinations)
         for name in Self.destinations {
             try await sqlite.register(destination: name)
             try await model.register(destination: name)
         }
         var appended = 0
-        for step in 0..<500 {
+        var seen = Set<Step>()
+        for step in 0..<Self.steps {
             let choice = Int.random(in: 0..<100, using: &random)
-            let kind: Step = choice < 40 ? .append : choice < 75 ? .peekAndSettle : choice < 82 ? .release
-                : choice < 90 ? .retryLetter : choice < 95 ? .purgeLetter : .reopen
+            let kind: Step = choice < 36 ? .append : choice < 66 ? .peekAndSettle : choice < 74 ? .readAheadAndSettleFirst
+                : choice < 80 ? .release : choice < 87 ? .retryLetter : choice < 92 ? .purgeLetter : choice < 97 ? .reopen : .unregister
+            seen.insert(kind)
             switch kind {
             case .append:
-                let count = Int.random(in: 1...5, using: &random)
+                let count = Int.random(in: 1...8, using: &random)
                 for _ in 0..<count {
-                    let event = Event(name: "e\(appended)", properties: ["n": .int(appended)])
+                    let event = Event(name: "e\(appended)", properties: ["n": .int(appended), "pad": .string(String(repeating: "x", count: appended % 17))])
                     appended += 1
                     for queue in [sqlite, model] as [any EventQueue] {
                         _ = queue.append(PendingEvent(messageId: event.messageId, name: event.name ?? "", payload: event.jsonBytes, createdAt: .now()))
@@ -49,33 +71,25 @@ struct QueueModelTests {
                 }
                 await sqlite.waitForPendingWrites()
                 await model.waitForPendingWrites()
-            case .peekAndSettle:
-                let destination = Self.destinations.randomElement(using: &random) ?? "a"
+            case .peekAndSettle, .readAheadAndSettleFirst:
+                guard let destination = registered.sorted().randomElement(using: &random) else { break }
                 let limit = Int.random(in: 1...8, using: &random)
-                let fromSQLite = try await sqlite.peek(for: destination, after: nil, limit: limit, maxBytes: .max)
-                let fromModel = try await model.peek(for: destination, after: nil, limit: limit, maxBytes: .max)
-                #expect(fromSQLite.map(\.messageId) == fromModel.map(\.messageId), "step \(step): \(destination)'s head")
-                guard !fromSQLite.isEmpty, fromSQLite.map(\.messageId) == fromModel.map(\.messageId) else { break }
-                // Each event delivered or refused for good, by the same coin for both.
-                let refused = fromSQLite.indices.map { _ in Int.random(in: 0..<5, using: &random) == 0 }
-                for (queue, events) in [(sqlite, fromSQLite), (model as any EventQueue, fromModel)] {
-                    let record = BatchRecord(
-                        id: queue.makeBatchID(), destination: destination, startedAt: .now(), duration: .zero, events: events.count,
-                        bytes: 0, attempt: 1, status: 200, outcome: .sent, error: nil)
-                    let letters = zip(events, refused).filter(\.1).map {
-                        DeadLetter(event: $0.0, reason: "refused at step \(step)", destination: destination, status: 400, failedAt: .now())
-                    }
-                    try await queue.settle(BatchSettlement(
-                        record: record, delivered: zip(events, refused).filter { !$0.1 }.map(\.0.sequence), deadLetters: letters,
-                        through: events.last?.sequence))
+                let first = try await Self.peekBoth(sqlite, model, destination, after: nil, limit: limit, step: step)
+                guard let first else { break }
+                if kind == .readAheadAndSettleFirst, let last = first.last?.sequence,
+                    let ahead = try await Self.peekBoth(sqlite, model, destination, after: last, limit: limit, step: step)
+                {
+                    // The batch read ahead lands first: its destination settles out of order.
+                    try await Self.settleBoth(sqlite, model, destination, ahead, step: step, random: &random)
                 }
+                try await Self.settleBoth(sqlite, model, destination, first, step: step, random: &random)
             case .release:
                 for name in Self.destinations {
                     sqlite.releaseLeases(for: name)
                     model.releaseLeases(for: name)
                 }
             case .retryLetter, .purgeLetter:
-                let letters = try await model.deadLetters(limit: 1_000)
+                let letters = try await model.deadLetters(limit: 1_000).filter { registered.contains($0.destination) }
                 guard let pick = letters.randomElement(using: &random) else { break }
                 let inSQLite = try await sqlite.deadLetters(limit: 1_000).first { $0.event.messageId == pick.event.messageId && $0.destination == pick.destination }
                 let twin = try #require(inSQLite, "step \(step): the store has the model's letter \(pick.event.messageId)")
@@ -88,26 +102,100 @@ struct QueueModelTests {
                 }
             case .reopen:
                 // What a restart leaves: leases are gone, the rest is in the file.
-                _ = await (sqlite as? SQLiteEventQueue)?.close()
-                sqlite = try queues.makeQueue(.sqlite)
+                _ = await sqlite.close()
+                sqlite = try openSQLite(segmentEvents: segmentEvents)
                 for name in Self.destinations { model.releaseLeases(for: name) }
+            case .unregister:
+                // Destination c leaves (what only it lacked leaves the queue), or comes back
+                // (starting with everything queued).
+                if registered.remove("c") != nil {
+                    try await sqlite.unregister(destination: "c")
+                    try await model.unregister(destination: "c")
+                } else {
+                    registered.insert("c")
+                    try await sqlite.register(destination: "c")
+                    try await model.register(destination: "c")
+                }
             }
-            try await Self.compare(sqlite, model, step: step, kind: kind)
+            try await Self.compare(sqlite, model, registered: registered, step: step, kind: kind)
+            try await Self.checkSegments(sqlite, step: step)
         }
-        #expect(appended > 500, "the sequence appended \(appended) events")
+        #expect(appended > Self.steps / 2, "the sequence appended \(appended) events")
+        if Self.steps >= 500 { #expect(seen == Set(Step.allCases), "every kind of step ran") }
+        #expect(sqlite.depth.totals.dropped > 0, "the overflow bound was reached")
     }
 
-    /// Depth, each destination's pending count, and the dead letters with their attempts.
-    static func compare(_ sqlite: any EventQueue, _ model: InMemoryEventQueue, step: Int, kind: Step) async throws {
+    /// Peeks both queues and checks they return the same events.
+    static func peekBoth(
+        _ sqlite: SQLiteEventQueue, _ model: InMemoryEventQueue, _ destination: String, after: Int64?, limit: Int, step: Int
+    ) async throws -> [QueuedEvent]? {
+        let fromSQLite = try await sqlite.peek(for: destination, after: after, limit: limit, maxBytes: .max)
+        let fromModel = try await model.peek(for: destination, after: after, limit: limit, maxBytes: .max)
+        #expect(fromSQLite.map(\.messageId) == fromModel.map(\.messageId), "step \(step): \(destination)'s head after \(String(describing: after))")
+        #expect(fromSQLite.map(\.payload) == fromModel.map(\.payload), "step \(step): payloads")
+        guard !fromSQLite.isEmpty, fromSQLite.map(\.messageId) == fromModel.map(\.messageId) else { return nil }
+        return fromSQLite
+    }
+
+    /// Settles a batch in both queues, each event delivered, filtered or refused for good
+    /// by the same coin.
+    static func settleBoth(
+        _ sqlite: SQLiteEventQueue, _ model: InMemoryEventQueue, _ destination: String, _ events: [QueuedEvent], step: Int,
+        random: inout SeededGenerator
+    ) async throws {
+        let fates = events.indices.map { _ in Int.random(in: 0..<10, using: &random) }
+        for queue in [sqlite, model] as [any EventQueue] {
+            // The model numbers its events as the store does: the same sequence numbers.
+            let record = BatchRecord(
+                id: queue.makeBatchID(), destination: destination, startedAt: .now(), duration: .zero, events: events.count,
+                bytes: 0, attempt: 1, status: 200, outcome: .sent, error: nil)
+            let letters = zip(events, fates).filter { $0.1 == 0 }.map {
+                DeadLetter(event: $0.0, reason: "refused at step \(step)", destination: destination, status: 400, failedAt: .now())
+            }
+            try await queue.settle(BatchSettlement(
+                record: record, delivered: zip(events, fates).filter { $0.1 > 1 }.map(\.0.sequence), deadLetters: letters,
+                filtered: zip(events, fates).filter { $0.1 == 1 }.map(\.0.sequence), through: events.last?.sequence))
+        }
+    }
+
+    /// Depth, bytes, totals, each destination's pending count, and the dead letters with
+    /// their attempts.
+    static func compare(_ sqlite: SQLiteEventQueue, _ model: InMemoryEventQueue, registered: Set<String>, step: Int, kind: Step) async throws {
         let (stored, modelled) = (sqlite.depth, model.depth)
-        #expect(stored.events == modelled.events, "step \(step) (\(kind)): depth")
+        let at = "step \(step) (\(kind))"
+        #expect(stored.events == modelled.events, "\(at): depth")
+        #expect(stored.bytes == modelled.bytes, "\(at): bytes")
+        #expect(stored.totals.committed == modelled.totals.committed, "\(at): committed")
+        #expect(stored.totals.delivered == modelled.totals.delivered, "\(at): delivered")
+        #expect(stored.totals.deadLettered == modelled.totals.deadLettered, "\(at): dead-lettered")
+        #expect(stored.totals.dropped == modelled.totals.dropped, "\(at): dropped")
         for name in destinations {
-            #expect(stored.pending(for: name) == modelled.pending(for: name), "step \(step) (\(kind)): \(name)'s pending")
+            #expect(stored.pending(for: name) == modelled.pending(for: name), "\(at): \(name)'s pending")
+            if registered.contains(name) {
+                #expect(stored.destinations[name] == modelled.destinations[name], "\(at): \(name)'s counters")
+            }
         }
         let letters = { (queue: any EventQueue) async throws -> [String] in
             try await queue.deadLetters(limit: 10_000).map { "\($0.destination) \($0.event.messageId) ×\($0.attemptCount)" }.sorted()
         }
-        #expect(try await letters(sqlite) == (try await letters(model)), "step \(step) (\(kind)): dead letters")
-        #expect(try await sqlite.deadLetterCount() == (try await model.deadLetterCount()), "step \(step) (\(kind)): dead letters held")
+        #expect(try await letters(sqlite) == (try await letters(model)), "\(at): dead letters")
+        #expect(try await sqlite.deadLetterCount() == (try await model.deadLetterCount()), "\(at): dead letters held")
+    }
+
+    /// On disk: the `events` view holds as many rows as the depth, and every segment but
+    /// the tail still holds an event above the floor (the others were dropped).
+    static func checkSegments(_ sqlite: SQLiteEventQueue, step: Int) async throws {
+        let (rows, floor, firsts) = try await DatabaseQueue(path: sqlite.location).read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM events") ?? -1,
+                try Int64.fetchOne(db, sql: "SELECT floor_seq FROM queue_state") ?? -1,
+                try Int64.fetchAll(db, sql: "SELECT first_seq FROM segments ORDER BY first_seq")
+            )
+        }
+        #expect(rows == sqlite.depth.events, "step \(step): rows in the events view")
+        #expect(!firsts.isEmpty, "step \(step): a tail segment")
+        for (first, next) in zip(firsts, firsts.dropFirst()) {
+            #expect(next - 1 > floor, "step \(step): segment \(first) lies below the floor \(floor) and was not dropped")
+        }
     }
 }

@@ -182,12 +182,12 @@ struct StorageFaultTests {
     func newerSchemaIsRefused() async throws {
         _ = try SQLiteEventQueue(path: path)
         try await DatabaseQueue(path: path).write { db in
-            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v7-future')")
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v8-future')")
         }
         let error = #expect(throws: StorageError.self) { _ = try SQLiteEventQueue(path: path) }
         #expect(error?.kind == .newerSchema)
-        #expect(error?.message.contains("schema version 7") == true, "\(String(describing: error))")
-        #expect(error?.message.contains("version 6") == true)
+        #expect(error?.message.contains("schema version 8") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("version 7") == true)
         let read = #expect(throws: StorageError.self) { _ = try StoreReader(path: path) }
         #expect(read?.kind == .newerSchema)
     }

@@ -20,7 +20,8 @@ extension EventRowInserter {
         spans.reserveCapacity(Self.rowsPerStatement)
         while position < events.count {
             while rows > events.count - position { rows /= 2 }
-            let statement = try db.cachedStatement(sql: Self.insertSQLs[rows.trailingZeroBitCount])
+            let statement = try db.cachedStatement(
+                sql: "INSERT INTO \(table) (seq, message_id, name, payload, created_at) VALUES " + Self.valueLists[rows.trailingZeroBitCount])
             // One byte first: the buffer has an address even when every span is empty (a
             // NULL pointer would bind NULL, not an empty text).
             scratch.removeAll(keepingCapacity: true)
@@ -72,9 +73,8 @@ extension EventRowInserter {
         sqlite3_bind_text(handle, index, pointer, Int32(span.count), nil)
     }
 
-    /// `INSERT` statements of 1, 2, 4, ..., ``rowsPerStatement`` rows, by power of two.
-    private static let insertSQLs: [String] = (0...rowsPerStatement.trailingZeroBitCount).map { power in
-        let values = Array(repeating: "(?, ?, ?, ?, ?)", count: 1 << power).joined(separator: ", ")
-        return "INSERT INTO events (seq, message_id, name, payload, created_at) VALUES \(values)"
+    /// The `VALUES` lists of 1, 2, 4, ..., ``rowsPerStatement`` rows, by power of two.
+    private static let valueLists: [String] = (0...rowsPerStatement.trailingZeroBitCount).map { power in
+        Array(repeating: "(?, ?, ?, ?, ?)", count: 1 << power).joined(separator: ", ")
     }
 }

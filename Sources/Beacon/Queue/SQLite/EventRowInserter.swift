@@ -1,19 +1,25 @@
 import GRDB
 import GRDBSQLite
 
-/// Inserts rows into the `events` table through one cached statement, binding straight
+/// Inserts rows into a segment of the log (``LogSegments``) through one cached statement, binding straight
 /// from Swift's storage with `SQLITE_STATIC` (SQLite reads the bytes during the step and
 /// copies nothing): no `StatementArguments`, no `Data` copy of each payload. The enqueue
 /// path and its raw-SQLite baseline in `beacon bench enqueue` both use it.
 @_spi(Benchmarks) public struct EventRowInserter {
     private let statement: Statement
     let db: Database
+    /// The segment table the rows go to.
+    let table: String
 
-    /// Prepares (or takes from `db`'s cache) the insert statement.
-    public init(_ db: Database) throws {
+    /// The first segment of a new store: where a raw baseline inserts.
+    public static let firstSegment = LogSegments.table(1)
+
+    /// Prepares (or takes from `db`'s cache) the insert statement into `table`.
+    public init(_ db: Database, table: String) throws {
         self.db = db
+        self.table = table
         statement = try db.cachedStatement(
-            sql: "INSERT INTO events (seq, message_id, name, payload, created_at) VALUES (?, ?, ?, ?, ?)")
+            sql: "INSERT INTO \(table) (seq, message_id, name, payload, created_at) VALUES (?, ?, ?, ?, ?)")
     }
 
     /// Inserts one row; throws the SQLite error (as a GRDB `DatabaseError`) when the step fails.

@@ -65,24 +65,18 @@ extension SQLiteEventQueue {
 
     public func retryDeadLetters(_ selection: DeadLetterSelection) async throws(StorageError) -> DeadLetterChange {
         try await changeDeadLetters(selection) { letter, snapshot, counts, db in
-            guard var mine = snapshot.destinations[letter.destination] else {
+            guard snapshot.destinations[letter.destination] != nil else {
                 return "destination \(letter.destination) is not registered in this store"
             }
             let sequence = snapshot.stored.nextSeq
-            try EventRowInserter(db).insert(
-                seq: sequence, messageId: letter.event.messageId, name: letter.event.name, payload: letter.event.payload,
-                createdAt: Timestamp.now().millisecondsSince1970)
+            let copy = PendingEvent(
+                messageId: letter.event.messageId, name: letter.event.name, payload: letter.event.payload, createdAt: .now())
+            try snapshot.segments.append([copy], firstSeq: sequence, limits: self.segmentLimits, db)
             snapshot.stored.nextSeq += 1
-            snapshot.stored.depth += 1
             snapshot.stored.bytes += letter.event.payload.count
             try DeadLetterRows.recordRetry(id: letter.id, sequence: sequence, destination: letter.destination, db)
-            mine.pending += 1
-            try mine.write(db)
-            snapshot.destinations[letter.destination] = mine
             // Every other destination is done with the copy: only this one gets it again.
-            for other in snapshot.destinations.keys where other != letter.destination {
-                try db.run("INSERT OR IGNORE INTO destination_done (destination, seq) VALUES (?, ?)", [other, sequence])
-            }
+            snapshot.log.queueCopy(sequence, for: letter.destination)
             counts.retried += 1
             return nil
         }
@@ -133,9 +127,9 @@ extension SQLiteEventQueue {
                         change.destinations.insert(letter.destination)
                     }
                     if !change.done.isEmpty {
+                        try snapshot.finish(db)
                         try DeadLetterRows.prune(db)
                         try counts.write(db)
-                        try snapshot.stored.write(db, now: Timestamp.now().millisecondsSince1970)
                     }
                     snapshot.deadLetterCounts = counts
                     return (snapshot, change)
@@ -150,29 +144,28 @@ extension SQLiteEventQueue {
     }
 
     public func oldestPending() async throws(StorageError) -> [String: Timestamp] {
-        let cursors = state.withLock { state in
-            state.destinations.values.filter { $0.pending > 0 }.map { ($0.name, $0.cursor) }
-        }
-        guard !cursors.isEmpty else { return [:] }
+        guard state.withLock({ state in state.destinations.values.contains { $0.pending > 0 } }) else { return [:] }
         do {
-            return try await pool.read { db in
-                var oldest: [String: Timestamp] = [:]
-                for (name, cursor) in cursors {
-                    // The head of what it is not done with: the primary key, then at most the
-                    // few rows above its cursor it is already done with.
-                    let statement = try db.cachedStatement(sql: """
-                        SELECT created_at FROM events
-                        WHERE seq > ? AND NOT EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq)
-                        ORDER BY seq LIMIT 1
-                        """)
-                    if let row = try Row.fetchOne(statement, arguments: [cursor, name]) {
-                        oldest[name] = Timestamp(millisecondsSince1970: try StoredRow(row, table: "events").timestamp(0, "created_at"))
-                    }
-                }
-                return oldest
-            }
+            return try await pool.read { db in try Self.oldestPending(db) }
         } catch {
             throw StorageError(error, path: location)
         }
+    }
+
+    /// When the oldest event each destination is not done with was committed: the head of
+    /// what it has pending, one row read by its primary key.
+    static func oldestPending(_ db: Database) throws -> [String: Timestamp] {
+        let stored = try StoreSchema.State.read(db)
+        let destinations = try StoreSchema.DestinationState.readAll(db)
+        let log = try LogCursors.read(db, destinations: destinations)
+        let segments = try LogSegments.read(db)
+        var oldest: [String: Timestamp] = [:]
+        for name in destinations.keys {
+            guard let head = log.pending(for: name, through: stored.nextSeq - 1).ranges.first?.lowerBound,
+                let createdAt = try segments.createdAt(of: head, db)
+            else { continue }
+            oldest[name] = Timestamp(millisecondsSince1970: createdAt)
+        }
+        return oldest
     }
 }

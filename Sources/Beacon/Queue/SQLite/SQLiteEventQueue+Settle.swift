@@ -1,35 +1,31 @@
 import BeaconWire
 import Foundation
 import GRDB
-import GRDBSQLite
 import Logging
 import Synchronization
 
-/// Settling a batch, and the per-destination bookkeeping inside write transactions.
+/// Settling a batch, and the bookkeeping every write transaction shares.
 extension SQLiteEventQueue {
     public func settle(_ settlement: BatchSettlement) async throws(StorageError) {
         let historyLimit = Int64(configuration.batchHistoryLimit)
         let destination = settlement.record.destination
+        let leased = state.withLock { $0.leasedBytes[destination] ?? [:] }
         let result: Snapshot
         do {
             result = try await pool.writeWithoutTransaction { db in
                 try db.inCachedTransaction {
                     var snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
-                    var mine = try snapshot.destinations[destination]
-                        ?? Self.insertDestination(destination, depth: snapshot.stored.depth, db)
-                    let others = snapshot.destinations.values.filter { $0.name != destination }
-                    let now = Timestamp.now().millisecondsSince1970
-                    for letter in settlement.deadLetters {
-                        guard try Self.isPending(letter.event.sequence, for: mine, db) else { continue }
+                    try snapshot.register(destination, db)
+                    let last = snapshot.stored.nextSeq - 1
+                    for letter in settlement.deadLetters where snapshot.log.isPending(letter.event.sequence, for: destination, through: last) {
                         try DeadLetterRows.insert(letter, destination: destination, db)
                     }
                     if !settlement.deadLetters.isEmpty { snapshot.deadLetterCounts = try StoreSchema.DeadLetterCounts.read(db) }
-                    mine.delivered += try Self.markDone(settlement.delivered, by: &mine, others: others, stored: &snapshot.stored, db)
-                    mine.filtered += try Self.markDone(settlement.filtered, by: &mine, others: others, stored: &snapshot.stored, db)
-                    mine.deadLettered += try Self.markDone(
-                        settlement.deadLetters.map(\.event.sequence), by: &mine, others: others, stored: &snapshot.stored, db)
-                    try Self.advanceCursor(of: &mine, nextSeq: snapshot.stored.nextSeq, db)
-                    try mine.write(db)
+                    var mine = snapshot.destinations[destination] ?? StoreSchema.DestinationState(name: destination)
+                    mine.delivered += try snapshot.markDone(settlement.delivered, by: destination, leased: leased, db)
+                    mine.filtered += try snapshot.markDone(settlement.filtered, by: destination, leased: leased, db)
+                    mine.deadLettered += try snapshot.markDone(
+                        settlement.deadLetters.map(\.event.sequence), by: destination, leased: leased, db)
                     snapshot.destinations[destination] = mine
                     let record = settlement.record
                     try db.run(
@@ -43,7 +39,7 @@ extension SQLiteEventQueue {
                             record.outcome.rawValue, record.error,
                         ])
                     try db.run("DELETE FROM batches WHERE id <= ?", [record.id - historyLimit])
-                    try snapshot.stored.write(db, now: now)
+                    try snapshot.finish(db)
                     return snapshot
                 }
             }
@@ -55,139 +51,103 @@ extension SQLiteEventQueue {
             guard let lease = state.leases[destination] else { return }
             if let through = settlement.through, through < lease.upperBound {
                 state.leases[destination] = max(lease.lowerBound, through + 1)...lease.upperBound
+                state.leasedBytes[destination] = state.leasedBytes[destination]?.filter { $0.key > through }
             } else {
                 state.leases[destination] = nil
+                state.leasedBytes[destination] = nil
             }
         }
         notify(.settled(settlement, depth: self.depth))
     }
 
-    // MARK: Destinations (inside write transactions)
+    // MARK: The state of a write transaction
 
     /// Everything a write transaction reads and changes, applied to memory in the order
     /// the transactions ran.
     struct Snapshot {
         var stored: StoreSchema.State
         var destinations: [String: StoreSchema.DestinationState]
+        /// Where each destination stands, and what left.
+        var log: LogCursors
+        var segments: LogSegments
         var order: UInt64
         /// Set by the transactions that change the dead-letter table or its counters.
         var deadLetterCounts: StoreSchema.DeadLetterCounts?
+        /// As read: ``finish(_:)`` writes only what changed.
+        private let readLog: LogCursors
+        private let readDestinations: [String: StoreSchema.DestinationState]
 
         static func read(_ db: Database, order: UInt64) throws -> Snapshot {
-            Snapshot(stored: try StoreSchema.State.read(db), destinations: try StoreSchema.DestinationState.readAll(db), order: order)
+            let destinations = try StoreSchema.DestinationState.readAll(db)
+            let log = try LogCursors.read(db, destinations: destinations)
+            return Snapshot(
+                stored: try StoreSchema.State.read(db), destinations: destinations, log: log, segments: try LogSegments.read(db),
+                order: order, readLog: log, readDestinations: destinations)
         }
-    }
 
-    static func insertDestination(_ name: String, depth: Int, _ db: Database) throws -> StoreSchema.DestinationState {
-        try db.execute(
-            sql: """
-                INSERT INTO destinations (name, cursor, pending, delivered, dead_lettered, filtered, dropped, registered_at)
-                VALUES (?, 0, ?, 0, 0, 0, 0, ?)
-                """,
-            arguments: [name, depth, Timestamp.now().millisecondsSince1970])
-        return StoreSchema.DestinationState(name: name, cursor: 0, pending: depth)
-    }
+        /// The newest sequence number handed out.
+        var last: Int64 { stored.nextSeq - 1 }
 
-    /// Whether `sequence` is queued and not yet done for `destination`.
-    private static func isPending(_ sequence: Int64, for destination: StoreSchema.DestinationState, _ db: Database) throws -> Bool {
-        guard sequence > destination.cursor else { return false }
-        return try Bool.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT EXISTS (SELECT 1 FROM events WHERE seq = ?)
-                    AND NOT EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = ?)
-                """),
-            arguments: [sequence, destination.name, sequence]) ?? false
-    }
+        /// Registers `name` unless it is: it starts with every queued event pending.
+        mutating func register(_ name: String, _ db: Database) throws {
+            guard log.positions[name] == nil else { return }
+            log.register(name)
+            try db.execute(
+                sql: """
+                    INSERT INTO destinations (name, cursor, pending, delivered, dead_lettered, filtered, dropped, registered_at)
+                    VALUES (?, ?, 0, 0, 0, 0, 0, ?)
+                    """,
+                arguments: [name, log.floor, Timestamp.now().millisecondsSince1970])
+            destinations[name] = StoreSchema.DestinationState(name: name, cursor: log.floor)
+        }
 
-    /// Marks `sequences` done for `destination`: the events every other destination is
-    /// also done with leave the queue (counted as dead-lettered if any destination
-    /// dead-lettered them, else as delivered); the others are remembered as done for it.
-    /// Returns how many of them were pending for it.
-    private static func markDone(
-        _ sequences: [Int64], by destination: inout StoreSchema.DestinationState, others: [StoreSchema.DestinationState],
-        stored: inout StoreSchema.State, _ db: Database
-    ) throws -> Int {
-        guard !sequences.isEmpty else { return 0 }
-        var marked = 0
-        for range in ranges(of: sequences) {
-            let lower = max(range.lowerBound, destination.cursor + 1)
-            guard lower <= range.upperBound else { continue }
-            let bounds: StatementArguments = [lower, range.upperBound]
-            let mineArguments: StatementArguments = [destination.name]
-            let pending = try Int.fetchOne(
-                db.cachedStatement(sql: """
-                    SELECT count(*) FROM events WHERE seq BETWEEN ? AND ?
-                    AND NOT EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq)
-                    """),
-                arguments: bounds + mineArguments) ?? 0
-            guard pending > 0 else { continue }
-            marked += pending
-            destination.pending -= pending
-            let deleted = try removeDone(through: range.upperBound, from: lower, others: others, stored: &stored, db)
-            if !others.isEmpty {
-                if deleted > 0 {
-                    try db.run(
-                        """
-                            DELETE FROM destination_done WHERE seq BETWEEN ? AND ?
-                            AND NOT EXISTS (SELECT 1 FROM events WHERE seq = destination_done.seq)
-                            """,
-                        bounds)
-                }
-                if deleted < pending {
-                    try db.run(
-                        "INSERT OR IGNORE INTO destination_done (destination, seq) SELECT ?, seq FROM events WHERE seq BETWEEN ? AND ?",
-                        mineArguments + bounds)
-                }
+        /// Marks `sequences` done for `name` and counts what left; returns how many were
+        /// pending for it. `leased` holds the payload sizes its peeks read.
+        mutating func markDone(_ sequences: [Int64], by name: String, leased: [Int64: Int], _ db: Database) throws -> Int {
+            let (newly, left) = log.markDone(sequences, by: name, through: last)
+            try recordLeft(left, leased: leased, db)
+            return Int(clamping: newly.count)
+        }
+
+        /// Counts events that left the queue: their bytes (from `leased` when it has them
+        /// all, else read), and each as dead-lettered if any destination dead-lettered it,
+        /// else as delivered.
+        mutating func recordLeft(_ left: SequenceRanges, leased: [Int64: Int], _ db: Database) throws {
+            guard !left.isEmpty else { return }
+            let count = Int(clamping: left.count)
+            var bytes = 0
+            if count <= leased.count, left.ranges.allSatisfy({ range in range.allSatisfy { leased[$0] != nil } }) {
+                for range in left.ranges { for sequence in range { bytes += leased[sequence] ?? 0 } }
+            } else {
+                bytes = try segments.payloadBytes(of: left, db)
             }
+            var deadLettered = 0
+            for range in left.ranges {
+                deadLettered += try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT count(DISTINCT seq) FROM dead_letters WHERE seq BETWEEN ? AND ?"),
+                    arguments: [range.lowerBound, range.upperBound]) ?? 0
+            }
+            stored.bytes -= bytes
+            stored.deadLettered += deadLettered
+            stored.delivered += count - deadLettered
         }
-        return marked
-    }
 
-    /// Removes the events in `from...through` that every destination in `others` is done
-    /// with, counting them as dead-lettered if any destination dead-lettered them, else as
-    /// delivered. Returns how many left.
-    static func removeDone(
-        through upper: Int64, from lower: Int64, others: [StoreSchema.DestinationState], stored: inout StoreSchema.State,
-        _ db: Database
-    ) throws -> Int {
-        let doneByOthers = others.map { _ in
-            "(seq <= ? OR EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq))"
-        }.joined(separator: " AND ")
-        var arguments: StatementArguments = [lower, upper]
-        for other in others { arguments += [other.cursor, other.name] }
-        let leaving = "FROM events WHERE seq BETWEEN ? AND ?" + (others.isEmpty ? "" : " AND " + doneByOthers)
-        let row = try Row.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT count(*), coalesce(sum(length(payload)), 0),
-                    coalesce(sum(EXISTS (SELECT 1 FROM dead_letters WHERE dead_letters.seq = events.seq)), 0)
-                \(leaving)
-                """),
-            arguments: arguments)
-        let checked = row.map { StoredRow($0, table: "events") }
-        let (deleted, bytes, deadLettered): (Int, Int, Int) = (
-            try checked?.int(0, "seq") ?? 0, try checked?.int(1, "payload") ?? 0, try checked?.int(2, "seq") ?? 0
-        )
-        guard deleted > 0 else { return 0 }
-        try db.run("DELETE " + leaving, arguments)
-        stored.depth -= deleted
-        stored.bytes -= bytes
-        stored.deadLettered += deadLettered
-        stored.delivered += deleted - deadLettered
-        return deleted
-    }
-
-    /// Moves a destination's cursor past every event it is done with at the head.
-    private static func advanceCursor(of destination: inout StoreSchema.DestinationState, nextSeq: Int64, _ db: Database) throws {
-        let firstPending = try Int64.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT seq FROM events WHERE seq > ?
-                AND NOT EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq)
-                ORDER BY seq LIMIT 1
-                """),
-            arguments: [destination.cursor, destination.name])
-        let cursor = (firstPending ?? nextSeq) - 1
-        guard cursor > destination.cursor else { return }
-        destination.cursor = cursor
-        try db.run("DELETE FROM destination_done WHERE destination = ? AND seq <= ?", [destination.name, cursor])
+        /// Derives depth and each destination's pending count from the cursors, writes
+        /// what changed, and drops the segments every event has left.
+        mutating func finish(_ db: Database) throws {
+            stored.depth = log.depth(through: last)
+            for (name, var destination) in destinations {
+                guard let position = log.positions[name] else { continue }
+                destination.cursor = position.cursor
+                destination.pending = Int(clamping: log.pending(for: name, through: last).count)
+                destinations[name] = destination
+            }
+            for destination in destinations.values where destination != readDestinations[destination.name] {
+                try destination.write(db)
+            }
+            try log.write(changedFrom: readLog, db)
+            try segments.dropThrough(log.floor, db)
+            try stored.write(db, now: Timestamp.now().millisecondsSince1970)
+        }
     }
 }

@@ -189,6 +189,52 @@ import GRDB
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v7-segmented-log") { db in
+            // The log in segments (see LogSegments): the events table becomes the first
+            // segment as it is (a rename: no row is copied), later ones are tables of
+            // their own, dropped whole once every event in them has left. What left the
+            // queue is no longer deleted row by row but recorded: the floor (everything at
+            // or below it left), the ranges that left above it (the old table's gaps),
+            // and each destination's out-of-order progress as ranges. One transaction, so
+            // a kill at any point leaves the store as it was or fully migrated.
+            try db.execute(sql: """
+                CREATE TABLE segments (
+                    first_seq INTEGER PRIMARY KEY,
+                    events INTEGER NOT NULL,
+                    bytes INTEGER NOT NULL,
+                    created_at INTEGER NOT NULL
+                );
+                ALTER TABLE queue_state ADD COLUMN floor_seq INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE queue_gone (
+                    first_seq INTEGER PRIMARY KEY,
+                    last_seq INTEGER NOT NULL
+                );
+                CREATE TABLE destination_done_ranges (
+                    destination TEXT NOT NULL,
+                    first_seq INTEGER NOT NULL,
+                    last_seq INTEGER NOT NULL,
+                    PRIMARY KEY (destination, first_seq)
+                ) WITHOUT ROWID;
+                INSERT INTO destination_done_ranges (destination, first_seq, last_seq)
+                    SELECT destination, min(seq), max(seq) FROM (
+                        SELECT destination, seq, seq - row_number() OVER (PARTITION BY destination ORDER BY seq) AS run
+                        FROM destination_done
+                    ) GROUP BY destination, run;
+                DROP TABLE destination_done;
+                ALTER TABLE destination_done_ranges RENAME TO destination_done;
+                ALTER TABLE events RENAME TO segment_1;
+                INSERT INTO segments (first_seq, events, bytes, created_at)
+                    SELECT 1, count(*), coalesce(sum(length(payload)), 0), CAST(strftime('%s', 'now') AS INTEGER) * 1000
+                    FROM segment_1;
+                UPDATE queue_state SET floor_seq = coalesce((SELECT min(seq) FROM segment_1), next_seq) - 1 WHERE id = 1;
+                INSERT INTO queue_gone (first_seq, last_seq)
+                    SELECT seq + 1, following - 1 FROM (
+                        SELECT seq, lead(seq, 1, (SELECT next_seq FROM queue_state WHERE id = 1)) OVER (ORDER BY seq) AS following
+                        FROM segment_1
+                    ) WHERE following > seq + 1;
+                """)
+            try LogSegments.recreateView([LogSegments.Segment(first: 1, events: 0, bytes: 0)], db)
+        }
         return migrator
     }
 

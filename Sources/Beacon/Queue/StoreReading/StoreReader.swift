@@ -42,25 +42,11 @@ public final class StoreReader: Sendable {
                 var totals = state.totals
                 totals.deadLettersRetried = dead.retried
                 totals.deadLettersPurged = dead.purged
-                let oldest = try Row.fetchOne(db, sql: "SELECT created_at FROM events ORDER BY seq LIMIT 1").map { row in
-                    try StoredRow(row, table: "events").timestamp(0, "created_at")
-                }
                 // A store last opened by an older Beacon has no destinations table yet.
                 let destinations = try db.tableExists("destinations") ? StoreSchema.DestinationState.readAll(db) : [:]
-                var oldestPending: [String: Timestamp] = [:]
-                for destination in destinations.values where destination.pending > 0 {
-                    let row = try Row.fetchOne(
-                        db.cachedStatement(sql: """
-                            SELECT created_at FROM events
-                            WHERE seq > ? AND NOT EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq)
-                            ORDER BY seq LIMIT 1
-                            """),
-                        arguments: [destination.cursor, destination.name])
-                    if let row {
-                        oldestPending[destination.name] = Timestamp(
-                            millisecondsSince1970: try StoredRow(row, table: "events").timestamp(0, "created_at"))
-                    }
-                }
+                let (oldest, oldestPending) = try db.tableExists("segments")
+                    ? try Self.ages(db, state: state, destinations: destinations)
+                    : try Self.agesBeforeSegments(db, destinations: destinations)
                 var lastSuccess: [String: Timestamp] = [:]
                 for fetched in try Row.fetchAll(
                     db.cachedStatement(sql: "SELECT destination, max(started_at) FROM batches WHERE outcome = 'sent' GROUP BY destination"))
@@ -70,7 +56,7 @@ public final class StoreReader: Sendable {
                 }
                 return StoreStatus(
                     path: self.path, depth: state.depth, bytes: state.bytes, deadLetterCount: dead.rows,
-                    totals: totals, oldestEvent: oldest.map(Timestamp.init(millisecondsSince1970:)),
+                    totals: totals, oldestEvent: oldest,
                     recentBatches: try SQLiteEventQueue.readBatches(db, limit: batchLimit),
                     recentDeadLetters: try DeadLetterRows.newest(db, limit: deadLetterLimit),
                     destinations: destinations.mapValues(\.depth), oldestPending: oldestPending, lastSuccess: lastSuccess,
@@ -79,6 +65,44 @@ public final class StoreReader: Sendable {
         } catch {
             throw StorageError(error, path: path)
         }
+    }
+}
+
+extension StoreReader {
+    /// The oldest queued event's time, and each destination's oldest pending, in a
+    /// segmented store.
+    private static func ages(
+        _ db: Database, state: StoreSchema.State, destinations: [String: StoreSchema.DestinationState]
+    ) throws -> (Timestamp?, [String: Timestamp]) {
+        let log = try LogCursors.read(db, destinations: destinations)
+        let head = log.queued(through: state.nextSeq - 1).ranges.first?.lowerBound
+        let oldest = try head.flatMap { try LogSegments.read(db).createdAt(of: $0, db) }
+        return (oldest.map(Timestamp.init(millisecondsSince1970:)), try SQLiteEventQueue.oldestPending(db))
+    }
+
+    /// The same in a store from before `v7-segmented-log`, which a reader does not migrate.
+    private static func agesBeforeSegments(
+        _ db: Database, destinations: [String: StoreSchema.DestinationState]
+    ) throws -> (Timestamp?, [String: Timestamp]) {
+        let oldest = try Row.fetchOne(db, sql: "SELECT created_at FROM events ORDER BY seq LIMIT 1").map { row in
+            try StoredRow(row, table: "events").timestamp(0, "created_at")
+        }
+        var oldestPending: [String: Timestamp] = [:]
+        for destination in destinations.values where destination.pending > 0 {
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT created_at FROM events
+                    WHERE seq > ? AND NOT EXISTS (SELECT 1 FROM destination_done WHERE destination = ? AND seq = events.seq)
+                    ORDER BY seq LIMIT 1
+                    """,
+                arguments: [destination.cursor, destination.name])
+            if let row {
+                oldestPending[destination.name] = Timestamp(
+                    millisecondsSince1970: try StoredRow(row, table: "events").timestamp(0, "created_at"))
+            }
+        }
+        return (oldest.map(Timestamp.init(millisecondsSince1970:)), oldestPending)
     }
 }
 

@@ -1,0 +1,63 @@
+import GRDB
+
+/// Reading and writing the cursors: `queue_state.floor_seq`, `queue_gone`,
+/// `destinations.cursor` and `destination_done` (ranges).
+extension LogCursors {
+    /// Reads them; `destinations` gives each registered destination's cursor.
+    static func read(_ db: Database, destinations: [String: StoreSchema.DestinationState]) throws -> LogCursors {
+        let floorRow = try Row.fetchOne(db.cachedStatement(sql: "SELECT floor_seq FROM queue_state WHERE id = 1"))
+        let floor = try floorRow.map { try StoredRow($0, table: "queue_state").int64(0, "floor_seq") } ?? 0
+        var cursors = LogCursors(floor: floor)
+        cursors.gone = try ranges(db.cachedStatement(sql: "SELECT first_seq, last_seq FROM queue_gone"), table: "queue_gone")
+        for destination in destinations.values {
+            cursors.positions[destination.name] = Position(cursor: destination.cursor)
+        }
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT destination, first_seq, last_seq FROM destination_done"))
+        while let next = try rows.next() {
+            let row = StoredRow(next, table: "destination_done")
+            let name = try row.string(0, "destination")
+            let range = try Self.range(row)
+            cursors.positions[name]?.done.insert(range)
+        }
+        cursors.normalize()
+        return cursors
+    }
+
+    /// Writes what differs from `old`: the floor, the ranges that left, each changed
+    /// destination's ranges (its cursor goes with its row in `destinations`).
+    func write(changedFrom old: LogCursors, _ db: Database) throws {
+        if floor != old.floor {
+            try db.cachedStatement(sql: "UPDATE queue_state SET floor_seq = ? WHERE id = 1").execute(arguments: [floor])
+        }
+        if gone != old.gone {
+            try db.cachedStatement(sql: "DELETE FROM queue_gone").execute()
+            for range in gone.ranges {
+                try db.cachedStatement(sql: "INSERT INTO queue_gone (first_seq, last_seq) VALUES (?, ?)")
+                    .execute(arguments: [range.lowerBound, range.upperBound])
+            }
+        }
+        for (name, position) in positions where position.done != old.positions[name]?.done {
+            try db.cachedStatement(sql: "DELETE FROM destination_done WHERE destination = ?").execute(arguments: [name])
+            for range in position.done.ranges {
+                try db.cachedStatement(sql: "INSERT INTO destination_done (destination, first_seq, last_seq) VALUES (?, ?, ?)")
+                    .execute(arguments: [name, range.lowerBound, range.upperBound])
+            }
+        }
+    }
+
+    private static func ranges(_ statement: Statement, table: String) throws -> SequenceRanges {
+        var set = SequenceRanges()
+        let rows = try Row.fetchCursor(statement)
+        while let next = try rows.next() { set.insert(try range(StoredRow(next, table: table), offset: 0)) }
+        return set
+    }
+
+    private static func range(_ row: StoredRow, offset: Int = 1) throws -> ClosedRange<Int64> {
+        let first = try row.int64(offset, "first_seq")
+        let last = try row.int64(offset + 1, "last_seq")
+        guard first <= last else {
+            throw StoreDamage(table: row.table, column: "last_seq", found: "\(last)", expected: "at least first_seq \(first)")
+        }
+        return first...last
+    }
+}
