@@ -21,9 +21,37 @@ import Foundation
 ///   `waitForCommit(_:progressTimeout:)`): they end with `.timedOut` instead of hanging
 ///   on a store that keeps failing.
 ///
+/// Everything it learns goes to its ``GroupCommitWriter``, given at `init`: the commits,
+/// and one ``Report`` per thing that happened to the events, in order.
+///
 /// Thread safety: every mutable field is guarded by `condition`; `@unchecked Sendable`
-/// is sound because nothing is read or written outside `condition.lock()`.
+/// is sound because nothing is read or written outside `condition.lock()`, and the
+/// constants (configuration, writer, thread) are set once in `init`.
 final class GroupCommitBuffer: @unchecked Sendable {
+    /// The buffer's counts when something happened.
+    struct Counts: Sendable, Hashable {
+        /// Events in memory, the group being committed included.
+        var buffered: Int
+        /// Events ever appended.
+        var accepted: Int
+    }
+
+    /// What happened to the buffer's events, reported to its writer in order, each with
+    /// the counts right after it.
+    enum Report: Sendable {
+        /// A group of `count` events was committed.
+        case committed(count: Int, Counts)
+        /// The oldest `count` buffered events were dropped (the store failing or stuck, the
+        /// buffer full). Reported on the thread that dropped them: the writer's, or the
+        /// `append` caller's (the writer may be the one that is stuck).
+        case dropped(count: Int, Counts)
+        /// A commit failed and its events wait for the retry; `changed` when this is the
+        /// first failure of a run or a new kind of failure.
+        case failed(StorageError, Counts, changed: Bool)
+        /// A commit worked after failures (reported before that commit's `committed`).
+        case recovered(Counts)
+    }
+
     struct Configuration: Sendable {
         /// Events held in memory at most, the group being committed included. Default 10,000.
         var capacity = 10_000
@@ -43,12 +71,10 @@ final class GroupCommitBuffer: @unchecked Sendable {
 
     typealias WaitResult = CommitWaitResult
 
-    /// Commits a group; runs on the writer queue. Returns the error, if any.
-    typealias Commit = @Sendable ([PendingEvent]) -> StorageError?
-
     private let configuration: Configuration
-    private let writer: DispatchQueue
-    private let commit: Commit
+    /// The serial queue the commits run on.
+    private let thread: DispatchQueue
+    private let writer: any GroupCommitWriter
     private let condition = NSCondition()
 
     /// An event with its ticket. Tickets in `entries` ascend but need not be contiguous:
@@ -62,7 +88,14 @@ final class GroupCommitBuffer: @unchecked Sendable {
     private var entries = Deque<Entry>()
     private var nextTicket: UInt64 = 1
     private var settledThrough: UInt64 = 0
+    /// Tickets dropped, as runs: the newest ``maxDroppedRuns``.
     private var droppedRanges: [ClosedRange<UInt64>] = []
+    /// Tickets at or below it that are not in `droppedRanges` may have been dropped in a
+    /// run forgotten since: their outcome reads as dropped, never as committed (a caller
+    /// told "dropped" sends again; one told "committed" would trust a lost event).
+    private var forgottenDropsThrough: UInt64 = 0
+    /// Runs of dropped tickets remembered.
+    static let maxDroppedRuns = 1_024
     private var waiters: [(id: Int, ticket: UInt64, continuation: CheckedContinuation<WaitResult, Never>)] = []
     private var waiterCounter = 0
     private var writing = false
@@ -82,19 +115,10 @@ final class GroupCommitBuffer: @unchecked Sendable {
     private var retryDelay: Duration
     private var closed = false
 
-    /// Called when events are dropped from memory: on the writer queue, or on the thread
-    /// of the `append` that dropped them (keep it short).
-    var onDrop: (@Sendable (Int) -> Void)?
-    /// Called on the writer queue each time a commit fails, with the events buffered and
-    /// whether this is the first failure of a run or a new kind of failure.
-    var onFailure: (@Sendable (StorageError, Int, Bool) -> Void)?
-    /// Called on the writer queue when a commit succeeds after failures.
-    var onRecovery: (@Sendable () -> Void)?
-
-    init(configuration: Configuration, label: String, commit: @escaping Commit) {
+    init(configuration: Configuration, label: String, writer: any GroupCommitWriter) {
         self.configuration = configuration
-        self.writer = DispatchQueue(label: label)
-        self.commit = commit
+        self.thread = DispatchQueue(label: label)
+        self.writer = writer
         self.retryDelay = configuration.initialRetryDelay
     }
 
@@ -102,7 +126,7 @@ final class GroupCommitBuffer: @unchecked Sendable {
     var bufferedCount: Int {
         condition.lock()
         defer { condition.unlock() }
-        return Int(nextTicket - 1 - settledThrough) - droppedAfterSettled()
+        return entries.count + committing
     }
 
     /// Events accepted since the buffer was made.
@@ -145,11 +169,12 @@ final class GroupCommitBuffer: @unchecked Sendable {
         let start = !writing && failure == nil && !closed
         if start { writing = true }
         let ready = dropped > 0 ? takeSettledWaiters() : []
+        let counts = currentCounts()
         condition.unlock()
         for waiter in ready { waiter.continuation.resume(returning: waiter.committed) }
         // On the caller's thread, not the writer's: the writer may be the one that is stuck.
-        if dropped > 0 { onDrop?(dropped) }
-        if start { writer.async { self.drain() } }
+        if dropped > 0 { writer.bufferReported(.dropped(count: dropped, counts)) }
+        if start { thread.async { self.drain() } }
         return CommitTicket(rawValue: ticket)
     }
 
@@ -291,7 +316,7 @@ final class GroupCommitBuffer: @unchecked Sendable {
             let group = taken.map(\.event)
             let lastTicket = taken.last?.ticket ?? 0
 
-            if let error = commit(group) {
+            if let error = writer.commit(group) {
                 fail(taken: taken, error: error)
                 return
             }
@@ -309,8 +334,11 @@ final class GroupCommitBuffer: @unchecked Sendable {
             // between the group's were dropped while it was written, and recorded so.
             settledThrough = lastTicket
             let ready = takeSettledWaiters()
+            let counts = currentCounts()
             condition.unlock()
-            if recovered { onRecovery?() }  // before the waiters: they may read what recovery reports
+            // Before the waiters: they may read what the reports change.
+            if recovered { writer.bufferReported(.recovered(counts)) }
+            writer.bufferReported(.committed(count: group.count, counts))
             for waiter in ready { waiter.continuation.resume(returning: waiter.committed) }
         }
     }
@@ -331,17 +359,21 @@ final class GroupCommitBuffer: @unchecked Sendable {
         stalled = false
         let delay = retryDelay
         retryDelay = min(retryDelay * 2, configuration.maxRetryDelay)
-        let buffered = entries.count
+        let counts = currentCounts()
         let ready = takeSettledWaiters()
         condition.broadcast()  // producers waiting for room now drop the oldest instead
         condition.unlock()
         for waiter in ready { waiter.continuation.resume(returning: waiter.committed) }
-        onFailure?(error, buffered, changed)
-        if dropped > 0 { onDrop?(dropped) }
-        writer.asyncAfter(deadline: .now() + .nanoseconds(Int(truncatingIfNeeded: delay.inNanoseconds))) { self.drain() }
+        writer.bufferReported(.failed(error, counts, changed: changed))
+        if dropped > 0 { writer.bufferReported(.dropped(count: dropped, counts)) }
+        thread.asyncAfter(deadline: .now() + .nanoseconds(Int(truncatingIfNeeded: delay.inNanoseconds))) { self.drain() }
     }
 
     // MARK: - Bookkeeping (call with the lock held)
+
+    private func currentCounts() -> Counts {
+        Counts(buffered: entries.count + committing, accepted: Int(nextTicket - 1))
+    }
 
     /// Whether an event costing `cost` must wait for room (or push the oldest out). One
     /// event always fits an empty buffer, however large.
@@ -359,7 +391,7 @@ final class GroupCommitBuffer: @unchecked Sendable {
 
     /// `true` committed, `false` dropped, `nil` not settled yet.
     private func outcome(of ticket: UInt64) -> Bool? {
-        if droppedRanges.contains(where: { $0.contains(ticket) }) { return false }
+        if ticket <= forgottenDropsThrough || droppedRanges.contains(where: { $0.contains(ticket) }) { return false }
         if ticket <= settledThrough { return true }
         if closed { return false }
         return nil
@@ -380,14 +412,10 @@ final class GroupCommitBuffer: @unchecked Sendable {
             droppedRanges[droppedRanges.count - 1] = last.lowerBound...ticket
         } else {
             droppedRanges.append(ticket...ticket)
-            if droppedRanges.count > 1024 { droppedRanges.removeFirst(droppedRanges.count - 1024) }
-        }
-    }
-
-    private func droppedAfterSettled() -> Int {
-        droppedRanges.reduce(0) { total, range in
-            let lower = max(range.lowerBound, settledThrough + 1)
-            return lower <= range.upperBound ? total + Int(range.upperBound - lower + 1) : total
+            if droppedRanges.count > Self.maxDroppedRuns {
+                let forgotten = droppedRanges.removeFirst()
+                forgottenDropsThrough = max(forgottenDropsThrough, forgotten.upperBound)
+            }
         }
     }
 }

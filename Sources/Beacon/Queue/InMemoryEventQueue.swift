@@ -8,10 +8,34 @@ import Synchronization
 public final class InMemoryEventQueue: EventQueue {
     public let location = "in memory"
     private let buffer: GroupCommitBuffer
-    private let storage: Mutex<Storage>
-    private let listeners = Mutex<[@Sendable (QueueEvent) -> Void]>([])
+    /// The queue's writer: its storage and listeners. The buffer holds it too.
+    private let store: Store
 
-    private struct Storage {
+    /// Commits the buffer's groups into `storage` and tells the listeners.
+    fileprivate final class Store: GroupCommitWriter {
+        let storage: Mutex<Storage>
+        let listeners = Mutex<[@Sendable (QueueEvent) -> Void]>([])
+
+        init(maxEvents: Int) {
+            storage = Mutex(Storage(maxEvents: maxEvents))
+        }
+
+        func notify(_ event: QueueEvent) {
+            for listener in listeners.withLock({ $0 }) { listener(event) }
+        }
+
+        func depth(_ counts: GroupCommitBuffer.Counts) -> QueueDepth {
+            storage.withLock { storage in
+                var totals = storage.totals
+                totals.accepted = counts.accepted
+                return QueueDepth(
+                    events: storage.events.count, bytes: storage.bytes, buffered: counts.buffered, totals: totals,
+                    destinations: storage.destinations, deadLetters: storage.deadLetters.count)
+            }
+        }
+    }
+
+    fileprivate struct Storage {
         var events = Deque<Entry>()
         var bytes = 0
         var nextSeq: Int64 = 1
@@ -26,6 +50,8 @@ public final class InMemoryEventQueue: EventQueue {
         var batches: [BatchRecord] = []
         var lastBatchID: Int64 = 0
         var maxEvents: Int
+        /// Events the last commit dropped by the bound, for its report.
+        var overflowDrops = 0
 
         /// Counts an event every destination is done with as it leaves: dead-lettered if a
         /// destination's letter for it is held (as the SQLite store counts), else delivered.
@@ -44,12 +70,12 @@ public final class InMemoryEventQueue: EventQueue {
         }
     }
 
-    private struct RetryKey: Hashable {
+    fileprivate struct RetryKey: Hashable {
         var sequence: Int64
         var destination: String
     }
 
-    private struct Entry {
+    fileprivate struct Entry {
         var event: QueuedEvent
         var createdAt: Timestamp
         var doneBy: Set<String> = []
@@ -57,21 +83,19 @@ public final class InMemoryEventQueue: EventQueue {
 
     /// A queue holding at most `maxQueuedEvents` (oldest dropped past that).
     public init(maxQueuedEvents: Int = 1_000_000, memoryBufferCapacity: Int = 10_000) {
-        self.storage = Mutex(Storage(maxEvents: maxQueuedEvents))
+        let store = Store(maxEvents: maxQueuedEvents)
+        self.store = store
         var configuration = GroupCommitBuffer.Configuration()
         configuration.capacity = memoryBufferCapacity
-        let box = DepthBox()
-        self.buffer = GroupCommitBuffer(configuration: configuration, label: "beacon.memory-queue.writer") { group in
-            box.queue?.commit(group)
-            return nil
-        }
-        box.queue = self
+        self.buffer = GroupCommitBuffer(configuration: configuration, label: "beacon.memory-queue.writer", writer: store)
     }
+}
 
-    private func commit(_ group: [PendingEvent]) {
-        let dropped = storage.withLock { storage -> Int in
+extension InMemoryEventQueue.Store {
+    func commit(_ group: [PendingEvent]) -> StorageError? {
+        storage.withLock { storage in
             for event in group {
-                storage.events.append(Entry(
+                storage.events.append(InMemoryEventQueue.Entry(
                     event: QueuedEvent(sequence: storage.nextSeq, messageId: event.messageId, name: event.name, payload: event.payload),
                     createdAt: event.createdAt))
                 storage.nextSeq += 1
@@ -98,14 +122,24 @@ public final class InMemoryEventQueue: EventQueue {
                 dropped += 1
             }
             storage.totals.dropped += dropped
-            return dropped
+            storage.overflowDrops += dropped
         }
-        let depth = self.depth
-        for listener in listeners.withLock({ $0 }) {
-            listener(.committed(count: group.count, depth: depth))
-            if dropped > 0 { listener(.dropped(count: dropped, reason: "queue full (overflow policy: drop oldest)", depth: depth)) }
-        }
+        return nil
     }
+
+    func bufferReported(_ report: GroupCommitBuffer.Report) {
+        guard case .committed(let count, let counts) = report else { return }  // memory neither fails nor drops for it
+        let depth = self.depth(counts)
+        notify(.committed(count: count, depth: depth))
+        let dropped = storage.withLock { storage in
+            defer { storage.overflowDrops = 0 }
+            return storage.overflowDrops
+        }
+        if dropped > 0 { notify(.dropped(count: dropped, reason: "queue full (overflow policy: drop oldest)", depth: depth)) }
+    }
+}
+
+extension InMemoryEventQueue {
 
     public func append(_ event: PendingEvent) -> CommitTicket { buffer.append(event) }
 
@@ -126,30 +160,22 @@ public final class InMemoryEventQueue: EventQueue {
     }
 
     public var depth: QueueDepth {
-        let buffered = buffer.bufferedCount
-        let accepted = buffer.acceptedCount
-        return storage.withLock { storage in
-            var totals = storage.totals
-            totals.accepted = accepted
-            return QueueDepth(
-                events: storage.events.count, bytes: storage.bytes, buffered: buffered, totals: totals,
-                destinations: storage.destinations, deadLetters: storage.deadLetters.count)
-        }
+        store.depth(GroupCommitBuffer.Counts(buffered: buffer.bufferedCount, accepted: buffer.acceptedCount))
     }
 
     public func makeBatchID() -> Int64 {
-        storage.withLock { storage in
+        store.storage.withLock { storage in
             storage.lastBatchID += 1
             return storage.lastBatchID
         }
     }
 
     public func register(destination: String) async throws(StorageError) {
-        storage.withLock { $0.register(destination) }
+        store.storage.withLock { $0.register(destination) }
     }
 
     public func unregister(destination: String) async throws(StorageError) {
-        storage.withLock { storage in
+        store.storage.withLock { storage in
             guard storage.destinations.removeValue(forKey: destination) != nil else { return }
             storage.leases[destination] = nil
             guard !storage.destinations.isEmpty else { return }
@@ -168,7 +194,7 @@ public final class InMemoryEventQueue: EventQueue {
     }
 
     public func peek(for destination: String, after: Int64?, limit: Int, maxBytes: Int) async throws(StorageError) -> [QueuedEvent] {
-        storage.withLock { storage in
+        store.storage.withLock { storage in
             storage.register(destination)
             var events: [QueuedEvent] = []
             var bytes = 0
@@ -187,7 +213,7 @@ public final class InMemoryEventQueue: EventQueue {
     }
 
     public func releaseLeases(for destination: String) {
-        storage.withLock { $0.leases[destination] = nil }
+        store.storage.withLock { $0.leases[destination] = nil }
     }
 
     public func settle(_ settlement: BatchSettlement) async throws(StorageError) {
@@ -195,7 +221,7 @@ public final class InMemoryEventQueue: EventQueue {
         let delivered = Set(settlement.delivered)
         let filtered = Set(settlement.filtered)
         let dead = Set(settlement.deadLetters.map(\.event.sequence))
-        storage.withLock { storage in
+        store.storage.withLock { storage in
             storage.register(destination)
             var mine = storage.destinations[destination] ?? DestinationDepth()
             var letters: [DeadLetter] = []
@@ -249,23 +275,23 @@ public final class InMemoryEventQueue: EventQueue {
             }
         }
         let depth = self.depth
-        for listener in listeners.withLock({ $0 }) { listener(.settled(settlement, depth: depth)) }
+        for listener in store.listeners.withLock({ $0 }) { listener(.settled(settlement, depth: depth)) }
     }
 
     public func deadLetters(limit: Int) async throws(StorageError) -> [DeadLetter] {
-        storage.withLock { Array($0.deadLetters.suffix(limit).reversed()) }
+        store.storage.withLock { Array($0.deadLetters.suffix(limit).reversed()) }
     }
 
     public func deadLetters(afterID: Int64, limit: Int) async throws(StorageError) -> [DeadLetter] {
-        storage.withLock { Array($0.deadLetters.filter { $0.id > afterID }.prefix(max(0, limit))) }
+        store.storage.withLock { Array($0.deadLetters.filter { $0.id > afterID }.prefix(max(0, limit))) }
     }
 
     public func deadLetter(id: Int64) async throws(StorageError) -> DeadLetter? {
-        storage.withLock { $0.deadLetters.first { $0.id == id } }
+        store.storage.withLock { $0.deadLetters.first { $0.id == id } }
     }
 
     public func deadLetters(matching query: DeadLetterQuery, limit: Int) async throws(StorageError) -> DeadLetterPage {
-        storage.withLock { storage in
+        store.storage.withLock { storage in
             let found = storage.deadLetters.filter(query.matches)
             return DeadLetterPage(letters: Array(found.suffix(max(0, limit)).reversed()), total: found.count)
         }
@@ -299,7 +325,7 @@ public final class InMemoryEventQueue: EventQueue {
     private func changeDeadLetters(
         _ selection: DeadLetterSelection, _ body: (DeadLetter, inout Storage) -> String?
     ) -> DeadLetterChange {
-        let change = storage.withLock { storage in
+        let change = store.storage.withLock { storage in
             var change = DeadLetterChange()
             let letters: [DeadLetter]
             switch selection {
@@ -334,13 +360,13 @@ public final class InMemoryEventQueue: EventQueue {
         }
         if !change.done.isEmpty {
             let depth = self.depth
-            for listener in listeners.withLock({ $0 }) { listener(.deadLettersChanged(change, depth: depth)) }
+            for listener in store.listeners.withLock({ $0 }) { listener(.deadLettersChanged(change, depth: depth)) }
         }
         return change
     }
 
     public func oldestPending() async throws(StorageError) -> [String: Timestamp] {
-        storage.withLock { storage in
+        store.storage.withLock { storage in
             var oldest: [String: Timestamp] = [:]
             for name in storage.destinations.keys {
                 if let entry = storage.events.first(where: { !$0.doneBy.contains(name) }) { oldest[name] = entry.createdAt }
@@ -350,11 +376,8 @@ public final class InMemoryEventQueue: EventQueue {
     }
 
     public func addListener(_ listener: @escaping @Sendable (QueueEvent) -> Void) {
-        listeners.withLock { $0.append(listener) }
+        store.listeners.withLock { $0.append(listener) }
     }
 }
 
 /// `@unchecked Sendable`: `queue` is set once in `init`, before any commit can run.
-private final class DepthBox: @unchecked Sendable {
-    weak var queue: InMemoryEventQueue?
-}

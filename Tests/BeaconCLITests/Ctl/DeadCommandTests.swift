@@ -1,4 +1,4 @@
-import Beacon
+@_spi(Benchmarks) import Beacon
 import BeaconWire
 import BeaconTesting
 import Foundation
@@ -96,7 +96,8 @@ struct DeadCommandTests {
         let directory = try BeaconProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let db = directory + "/q.sqlite"
-        #expect(try await Self.run(["track", "--db", db, "--count", "1"]).status == 0)
+        // A store as Beacon wrote it at schema v4: one event, one dead letter.
+        try StoreSchema.migrator().migrate(try DatabaseQueue(path: db), upTo: "v4-operations")
         let migrations = { () async throws -> [String] in
             try await DatabaseQueue(path: db).read { db in
                 try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
@@ -106,10 +107,8 @@ struct DeadCommandTests {
             try db.execute(sql: """
                 INSERT INTO dead_letters (seq, destination, message_id, name, payload, reason, status, failed_at)
                 VALUES (1, 'default', 'm-1', 'Old', CAST('{"event":"Old"}' AS BLOB), 'HTTP 400: refused', 400, 1764000000000);
-                DROP TABLE destination_pauses;
-                DROP TABLE dead_letter_attempts;
-                DROP TABLE dead_letter_retries;
-                DELETE FROM grdb_migrations WHERE identifier IN ('v5-pauses', 'v6-dead-letter-attempts');
+                INSERT INTO events (seq, message_id, name, payload, created_at) VALUES (2, 'm-2', 'Old', X'7B7D', 1764000000000);
+                UPDATE queue_state SET next_seq = 3, depth = 1, bytes = 2, committed = 2 WHERE id = 1;
                 """)
         }
         let before = try await migrations()

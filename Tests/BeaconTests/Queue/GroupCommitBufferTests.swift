@@ -9,8 +9,14 @@ import Testing
 struct GroupCommitBufferTests {
     /// A commit function that fails its first two calls, holds the second until released,
     /// and records what later calls commit.
-    final class Store: Sendable {
+    final class Store: GroupCommitWriter {
         let calls = Mutex(0)
+        let reports = Mutex<[GroupCommitBuffer.Report]>([])
+
+        func bufferReported(_ report: GroupCommitBuffer.Report) {
+            reports.withLock { $0.append(report) }
+        }
+
         let committed = Mutex<[String]>([])
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
@@ -54,7 +60,7 @@ struct GroupCommitBufferTests {
         configuration.initialRetryDelay = .milliseconds(1)
         configuration.maxRetryDelay = .milliseconds(1)
         let store = Store()
-        let buffer = GroupCommitBuffer(configuration: configuration, label: "test.group-commit") { store.commit($0) }
+        let buffer = GroupCommitBuffer(configuration: configuration, label: "test.group-commit", writer: store)
 
         var tickets = [buffer.append(Self.event(1))]
         await Self.waitOn(store.entered)  // the retry of [e1] is being written, and will fail
@@ -73,5 +79,50 @@ struct GroupCommitBufferTests {
             #expect(buffer.settledOutcome(of: ticket) == expected, "e\(index + 1)")
         }
         #expect(buffer.bufferedCount == 0)
+    }
+
+    /// A store that fails while `failing` is set, and says when a commit failed.
+    final class FlakyStore: GroupCommitWriter {
+        let failing = Mutex(false)
+        let failed = DispatchSemaphore(value: 0)
+        let committed = Mutex<Set<String>>([])
+
+        func commit(_ group: [PendingEvent]) -> StorageError? {
+            if failing.withLock({ $0 }) {
+                failed.signal()
+                return StorageError(kind: .ioError, message: "failing")
+            }
+            committed.withLock { $0.formUnion(group.map(\.name)) }
+            return nil
+        }
+
+        func bufferReported(_ report: GroupCommitBuffer.Report) {}
+    }
+
+    @Test("a dropped event never reads as committed, however many runs of drops came after it")
+    func oldDropsStayDropped() async throws {
+        var configuration = GroupCommitBuffer.Configuration()
+        configuration.capacity = 1
+        configuration.initialRetryDelay = .milliseconds(1)
+        configuration.maxRetryDelay = .milliseconds(1)
+        let store = FlakyStore()
+        let buffer = GroupCommitBuffer(configuration: configuration, label: "test.forgotten-drops", writer: store)
+        var dropped: [CommitTicket] = []
+        // Each round: one event dropped (the store failing, the buffer full), then one
+        // committed: more separate runs of drops than the buffer remembers.
+        for round in 0..<(GroupCommitBuffer.maxDroppedRuns + 20) {
+            store.failing.withLock { $0 = true }
+            let lost = buffer.append(Self.event(2 * round))
+            await Self.waitOn(store.failed)  // its commit failed: the next append pushes it out
+            let kept = buffer.append(Self.event(2 * round + 1))
+            #expect(buffer.settledOutcome(of: lost) == .dropped, "round \(round)")
+            store.failing.withLock { $0 = false }
+            #expect(await buffer.waitForCommit(kept, until: .now + .seconds(20)) == .committed, "round \(round)")
+            dropped.append(lost)
+        }
+        for (round, ticket) in dropped.enumerated() {
+            #expect(buffer.settledOutcome(of: ticket) == .dropped, "the event dropped in round \(round)")
+        }
+        #expect(store.committed.withLock { $0.count } == dropped.count)
     }
 }

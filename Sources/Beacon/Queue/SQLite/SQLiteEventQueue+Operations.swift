@@ -71,7 +71,7 @@ extension SQLiteEventQueue {
             let sequence = snapshot.stored.nextSeq
             let copy = PendingEvent(
                 messageId: letter.event.messageId, name: letter.event.name, payload: letter.event.payload, createdAt: .now())
-            try snapshot.segments.append([copy], firstSeq: sequence, limits: self.segmentLimits, db)
+            try snapshot.segments.append([copy], firstSeq: sequence, limits: self.writer.segmentLimits, db)
             snapshot.stored.nextSeq += 1
             snapshot.stored.bytes += letter.event.payload.count
             try DeadLetterRows.recordRetry(id: letter.id, sequence: sequence, destination: letter.destination, db)
@@ -144,7 +144,7 @@ extension SQLiteEventQueue {
     }
 
     public func oldestPending() async throws(StorageError) -> [String: Timestamp] {
-        guard state.withLock({ state in state.destinations.values.contains { $0.pending > 0 } }) else { return [:] }
+        guard writer.state.withLock({ state in state.destinations.values.contains { $0.pending > 0 } }) else { return [:] }
         do {
             return try await pool.read { db in try Self.oldestPending(db) }
         } catch {

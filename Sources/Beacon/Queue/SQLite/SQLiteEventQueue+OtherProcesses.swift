@@ -6,7 +6,7 @@ extension SQLiteEventQueue {
     /// ordered with this queue's own commits and settles (a read could be older than a
     /// settle that lands meanwhile), and the listeners hear of the new events.
     public func refreshFromOtherProcesses() async -> Int {
-        let known = state.withLock { $0.stored.nextSeq }
+        let known = writer.state.withLock { $0.stored.nextSeq }
         let inStore: Int64?
         do {
             inStore = try await pool.read { db in

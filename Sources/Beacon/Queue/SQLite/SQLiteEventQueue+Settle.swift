@@ -9,7 +9,7 @@ extension SQLiteEventQueue {
     public func settle(_ settlement: BatchSettlement) async throws(StorageError) {
         let historyLimit = Int64(configuration.batchHistoryLimit)
         let destination = settlement.record.destination
-        let leased = state.withLock { $0.leasedBytes[destination] ?? [:] }
+        let leased = writer.state.withLock { $0.leasedBytes[destination] ?? [:] }
         let result: Snapshot
         do {
             result = try await pool.writeWithoutTransaction { db in
@@ -47,7 +47,7 @@ extension SQLiteEventQueue {
             throw StorageError(error, path: location)
         }
         apply(result)
-        state.withLock { state in
+        writer.state.withLock { state in
             guard let lease = state.leases[destination] else { return }
             if let through = settlement.through, through < lease.upperBound {
                 state.leases[destination] = max(lease.lowerBound, through + 1)...lease.upperBound

@@ -83,20 +83,12 @@ public final class SQLiteEventQueue: EventQueue {
     public let location: String
     let pool: DatabasePool
     private let buffer: GroupCommitBuffer
-    /// When the log's tail segment is full.
-    var segmentLimits: LogSegments.Limits {
-        LogSegments.Limits(events: Int64(max(1, configuration.segmentEvents)), bytes: Int64(max(1, configuration.segmentBytes)))
-    }
     /// Copies the write-ahead log into the database off the writer's path.
     private let checkpointer: QueueCheckpointer
     let configuration: Configuration
     private let logger: Logger
-    let state: Mutex<State>
-    private let listeners = Mutex<[@Sendable (QueueEvent) -> Void]>([])
-    /// Numbers write transactions in the order SQLite serializes them (it is taken inside
-    /// each transaction), so their counters reach `state` in that order too.
-    private let transactionCounter = Mutex<UInt64>(0)
-    private let faultLog = Mutex(FaultLog())
+    /// The one writer: commits, the state every transaction updates, and the listeners.
+    let writer: SQLiteQueueWriter
 
     /// What the rate-limited fault log has said and not yet said.
     struct FaultLog {
@@ -128,6 +120,14 @@ public final class SQLiteEventQueue: EventQueue {
         var deadLetterCounts = StoreSchema.DeadLetterCounts()
         /// Order of the last transaction whose dead-letter counts were copied.
         var appliedDeadLetterTransaction: UInt64 = 0
+        /// Numbers write transactions in the order SQLite serializes them (it is taken
+        /// inside each transaction), so their counters reach `stored` in that order too.
+        var transactions: UInt64 = 0
+        /// Who hears of commits, settles, drops and faults.
+        var listeners: [@Sendable (QueueEvent) -> Void] = []
+        var faultLog = FaultLog()
+        /// Events the last commit dropped by the overflow bound, for its report.
+        var overflowDrops = 0
     }
 
     /// Opens (creating if needed) the store at `path`.
@@ -174,22 +174,17 @@ public final class SQLiteEventQueue: EventQueue {
         }
         self.pool = pool
         self.checkpointer = checkpointer
-        self.state = Mutex(State(
-            stored: stored, destinations: destinations, lastBatchID: lastBatchID, fileIdentity: FileIdentity(path: path),
-            deadLetterCounts: deadLetterCounts))
+        self.writer = SQLiteQueueWriter(
+            location: path, pool: pool, configuration: configuration, logger: logger, checkpointer: checkpointer,
+            state: State(
+                stored: stored, destinations: destinations, lastBatchID: lastBatchID, fileIdentity: FileIdentity(path: path),
+                deadLetterCounts: deadLetterCounts))
         var bufferConfiguration = GroupCommitBuffer.Configuration()
         bufferConfiguration.capacity = configuration.memoryBufferCapacity
         bufferConfiguration.capacityBytes = configuration.memoryBufferBytes
         bufferConfiguration.maxGroup = configuration.maxEventsPerTransaction
         bufferConfiguration.maxAppendWait = configuration.maxTrackWait
-        let commitBox = CommitBox()
-        self.buffer = GroupCommitBuffer(configuration: bufferConfiguration, label: "beacon.queue.writer") { group in
-            commitBox.queue?.commit(group)
-        }
-        commitBox.queue = self
-        buffer.onDrop = { [weak self] count in self?.droppedFromMemory(count) }
-        buffer.onFailure = { [weak self] error, buffered, changed in self?.storageFailed(error, buffered: buffered, changed: changed) }
-        buffer.onRecovery = { [weak self] in self?.storageRecovered() }
+        self.buffer = GroupCommitBuffer(configuration: bufferConfiguration, label: "beacon.queue.writer", writer: writer)
     }
 
     deinit {
@@ -246,7 +241,7 @@ public final class SQLiteEventQueue: EventQueue {
 
     /// Events dropped from memory (the store failing, the buffer full) since the queue
     /// was opened, recorded in the store's `dropped` counter or not yet.
-    public var droppedFromMemory: Int { state.withLock { $0.totalMemoryDrops } }
+    public var droppedFromMemory: Int { writer.state.withLock { $0.totalMemoryDrops } }
 
     /// ``Configuration/maxQueuedEvents`` and ``Configuration/maxQueuedBytes``.
     public var bounds: QueueBounds? {
@@ -277,7 +272,7 @@ public final class SQLiteEventQueue: EventQueue {
     public func close(timeout: Duration = .seconds(1)) async -> CloseReport {
         let left = buffer.close()
         checkpointer.close()
-        let (unrecorded, total) = state.withLock { state -> (Int, Int) in
+        let (unrecorded, total) = writer.state.withLock { state -> (Int, Int) in
             state.unrecordedDrops += left.count
             state.totalMemoryDrops += left.count
             return (state.unrecordedDrops, state.totalMemoryDrops)
@@ -316,7 +311,7 @@ public final class SQLiteEventQueue: EventQueue {
             break
         }
         if case .some(.none) = failure {
-            state.withLock { state in
+            writer.state.withLock { state in
                 state.unrecordedDrops -= unrecorded
                 state.stored.dropped += unrecorded
             }
@@ -345,33 +340,28 @@ public final class SQLiteEventQueue: EventQueue {
     }
 
     public var depth: QueueDepth {
-        let buffered = buffer.bufferedCount
-        let accepted = buffer.acceptedCount
-        return state.withLock { state in
-            var totals = state.stored.totals
-            totals.dropped += state.unrecordedDrops
-            totals.accepted = accepted
-            totals.deadLettersRetried = state.deadLetterCounts.retried
-            totals.deadLettersPurged = state.deadLetterCounts.purged
-            return QueueDepth(
-                events: state.stored.depth, bytes: state.stored.bytes, buffered: buffered, totals: totals,
-                destinations: state.destinations.mapValues(\.depth), deadLetters: state.deadLetterCounts.rows)
-        }
+        writer.depth(GroupCommitBuffer.Counts(buffered: buffer.bufferedCount, accepted: buffer.acceptedCount))
     }
 
     public func addListener(_ listener: @escaping @Sendable (QueueEvent) -> Void) {
-        listeners.withLock { $0.append(listener) }
+        writer.state.withLock { $0.listeners.append(listener) }
     }
 
+    func notify(_ event: QueueEvent) { writer.notify(event) }
+
+    func apply(_ snapshot: Snapshot, recordedDrops: Int = 0) { writer.apply(snapshot, recordedDrops: recordedDrops) }
+
+    func nextTransactionOrder() -> UInt64 { writer.nextTransactionOrder() }
+
     public func makeBatchID() -> Int64 {
-        state.withLock { state in
+        writer.state.withLock { state in
             state.lastBatchID += 1
             return state.lastBatchID
         }
     }
 
     public func register(destination: String) async throws(StorageError) {
-        guard state.withLock({ $0.destinations[destination] == nil }) else { return }
+        guard writer.state.withLock({ $0.destinations[destination] == nil }) else { return }
         let result: Snapshot
         do {
             result = try await pool.write { db in
@@ -391,7 +381,7 @@ public final class SQLiteEventQueue: EventQueue {
     }
 
     public func unregister(destination: String) async throws(StorageError) {
-        guard state.withLock({ $0.destinations[destination] != nil }) else { return }
+        guard writer.state.withLock({ $0.destinations[destination] != nil }) else { return }
         let result: Snapshot
         do {
             result = try await pool.write { db in
@@ -411,7 +401,7 @@ public final class SQLiteEventQueue: EventQueue {
             throw StorageError(error, path: location)
         }
         apply(result)
-        state.withLock { state in
+        writer.state.withLock { state in
             state.leases[destination] = nil
             state.leasedBytes[destination] = nil
         }
@@ -435,7 +425,7 @@ public final class SQLiteEventQueue: EventQueue {
             throw StorageError(error, path: location)
         }
         if let first = events.first, let last = events.last {
-            state.withLock { state in
+            writer.state.withLock { state in
                 let lease = state.leases[destination].map { min($0.lowerBound, first.sequence)...max($0.upperBound, last.sequence) }
                 state.leases[destination] = lease ?? first.sequence...last.sequence
                 var sizes = state.leasedBytes[destination] ?? [:]
@@ -447,7 +437,7 @@ public final class SQLiteEventQueue: EventQueue {
     }
 
     public func releaseLeases(for destination: String) {
-        state.withLock { state in
+        writer.state.withLock { state in
             state.leases[destination] = nil
             state.leasedBytes[destination] = nil
         }
@@ -485,145 +475,6 @@ public final class SQLiteEventQueue: EventQueue {
         try await pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
     }
 
-    // MARK: Writer side (runs on the buffer's queue)
-
-    fileprivate func commit(_ group: [PendingEvent]) -> StorageError? {
-        if let problem = checkFileIdentity() { return problem }
-        let (leases, memoryDrops) = state.withLock { (Array($0.leases.values), $0.unrecordedDrops) }
-        let limits = (events: configuration.maxQueuedEvents, bytes: configuration.maxQueuedBytes)
-        var dropped = 0
-        let result: Snapshot
-        do {
-            result = try pool.writeWithoutTransaction { db in
-                try db.inCachedTransaction {
-                    // Counters come from the store inside the transaction: a settle may have
-                    // committed since this group was taken.
-                    var snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
-                    try snapshot.segments.append(group, firstSeq: snapshot.stored.nextSeq, limits: self.segmentLimits, db)
-                    for event in group { snapshot.stored.bytes += event.payload.count }
-                    snapshot.stored.nextSeq += Int64(group.count)
-                    snapshot.stored.committed += group.count
-                    snapshot.stored.dropped += memoryDrops  // drops from memory while the store failed
-                    if snapshot.log.depth(through: snapshot.last) > limits.events || snapshot.stored.bytes > limits.bytes {
-                        dropped = try snapshot.dropOldest(leases: leases, limits: limits, db)
-                    }
-                    try snapshot.finish(db)
-                    return snapshot
-                }
-            }
-        } catch {
-            return StorageError(error, path: location)
-        }
-        apply(result, recordedDrops: memoryDrops)
-        let depth = self.depth
-        notify(.committed(count: group.count, depth: depth))
-        if dropped > 0 {
-            logger.warning("queue full: dropped oldest events", metadata: ["events": "\(dropped)"])
-            notify(.dropped(count: dropped, reason: "queue full (overflow policy: drop oldest)", depth: depth))
-        }
-        return nil
-    }
-
-    /// Called inside a write transaction: SQLite runs them one at a time, so the numbers
-    /// follow the order in which their counters were written.
-    func nextTransactionOrder() -> UInt64 {
-        transactionCounter.withLock { counter in
-            counter += 1
-            return counter
-        }
-    }
-
-    /// Copies a transaction's counters into memory unless a later one already did.
-    func apply(_ snapshot: Snapshot, recordedDrops: Int = 0) {
-        state.withLock { state in
-            // A later transaction read its counters after this one committed: its copy,
-            // applied already or not, includes these drops too.
-            state.unrecordedDrops -= recordedDrops
-            if let counts = snapshot.deadLetterCounts, snapshot.order > state.appliedDeadLetterTransaction {
-                state.appliedDeadLetterTransaction = snapshot.order
-                state.deadLetterCounts = counts
-            }
-            guard snapshot.order > state.appliedTransaction else { return }
-            state.appliedTransaction = snapshot.order
-            state.stored = snapshot.stored
-            state.destinations = snapshot.destinations
-        }
-    }
-
-    // MARK: Faults, logged at a bounded rate
-
-    private func droppedFromMemory(_ count: Int) {
-        state.withLock { state in
-            state.unrecordedDrops += count
-            state.totalMemoryDrops += count
-        }
-        let first = faultLog.withLock { log -> Bool in
-            log.droppedInRun += count
-            log.droppedSinceSummary += count
-            return log.droppedInRun == count
-        }
-        if first {
-            logger.error("memory buffer full while the store fails: dropping the oldest buffered events (counted as dropped)", metadata: [
-                "events": "\(count)",
-            ])
-        }
-        notify(.dropped(count: count, reason: "store failing and memory buffer full", depth: depth))
-    }
-
-    private func storageFailed(_ error: StorageError, buffered: Int, changed: Bool) {
-        checkpointer.storeFailing(true)
-        let now = ContinuousClock.now
-        let interval = configuration.logSummaryInterval
-        let summary = faultLog.withLock { log -> (seconds: Int64, dropped: Int)? in
-            if log.failingSince == nil { log.failingSince = now }
-            if changed {
-                log.lastSummary = now
-                log.droppedSinceSummary = 0
-                return nil
-            }
-            guard now - (log.lastSummary ?? now) >= interval else { return nil }
-            log.lastSummary = now
-            defer { log.droppedSinceSummary = 0 }
-            return ((now - (log.failingSince ?? now)).components.seconds, log.droppedSinceSummary)
-        }
-        if changed {
-            logger.error("store write failed; holding events in memory and retrying", metadata: [
-                "kind": "\(error.kind.rawValue)", "error": "\(error.message)", "buffered": "\(buffered)",
-            ])
-            notify(.storageProblem(StorageProblem(kind: error.kind, message: error.message, since: .now(), bufferedEvents: buffered)))
-        } else if let summary {
-            logger.error("store still failing", metadata: [
-                "kind": "\(error.kind.rawValue)", "for": "\(summary.seconds) s", "buffered": "\(buffered)",
-                "dropped": "\(summary.dropped) since the last summary",
-            ])
-        }
-    }
-
-    private func storageRecovered() {
-        checkpointer.storeFailing(false)
-        let run = faultLog.withLock { log -> (seconds: Int64, dropped: Int) in
-            defer { log = FaultLog() }
-            return ((ContinuousClock.now - (log.failingSince ?? .now)).components.seconds, log.droppedInRun)
-        }
-        logger.notice("store writes work again", metadata: ["after": "\(run.seconds) s", "dropped": "\(run.dropped)"])
-        notify(.storageRecovered(depth: depth))
-    }
-
-    func notify(_ event: QueueEvent) {
-        for listener in listeners.withLock({ $0 }) { listener(event) }
-    }
-
-    /// Notices when the file was removed or replaced underneath the open store: writes
-    /// would go to a file nobody can open again. One `stat` per transaction (about a
-    /// microsecond).
-    private func checkFileIdentity() -> StorageError? {
-        let expected = state.withLock { $0.fileIdentity }
-        guard let expected, FileIdentity(path: location) != expected else { return nil }
-        return StorageError(
-            kind: .fileRemoved,
-            message: "\(location) was removed or replaced while open; restore it or restart with a new store")
-    }
-
     // MARK: Helpers shared with the read-only monitor
 
     static func readBatches(_ db: Database, limit: Int) throws -> [BatchRecord] {
@@ -641,12 +492,6 @@ public final class SQLiteEventQueue: EventQueue {
                 outcome: BatchOutcome(rawValue: try row.string(8, "outcome")) ?? .retry, error: try row.optionalString(9, "error"))
         }
     }
-}
-
-/// Lets the writer closure reach the queue without a retain cycle.
-/// `@unchecked Sendable`: `queue` is set once in `init`, before any commit can run.
-private final class CommitBox: @unchecked Sendable {
-    weak var queue: SQLiteEventQueue?
 }
 
 /// Device and inode of a file, to notice it being removed or replaced.
