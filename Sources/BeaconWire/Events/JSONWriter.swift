@@ -15,6 +15,12 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: raw)
     }
 
+    /// Appends raw, already valid JSON bytes from contiguous memory: one copy, where the
+    /// generic sequence above, called from another module, goes byte by byte.
+    public mutating func writeRaw(_ raw: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: raw)
+    }
+
     /// Appends one ASCII byte.
     public mutating func writeByte(_ byte: UInt8) {
         bytes.append(byte)
