@@ -5,9 +5,7 @@ import GRDB
 extension LogCursors {
     /// Reads them; `destinations` gives each registered destination's cursor.
     static func read(_ db: Database, destinations: [String: StoreSchema.DestinationState]) throws -> LogCursors {
-        let floorRow = try Row.fetchOne(db.cachedStatement(sql: "SELECT floor_seq FROM queue_state WHERE id = 1"))
-        let floor = try floorRow.map { try StoredRow($0, table: "queue_state").int64(0, "floor_seq") } ?? 0
-        var cursors = LogCursors(floor: floor)
+        var cursors = LogCursors(floor: try readFloor(db))
         cursors.gone = try ranges(db.cachedStatement(sql: "SELECT first_seq, last_seq FROM queue_gone"), table: "queue_gone")
         for destination in destinations.values {
             cursors.positions[destination.name] = Position(cursor: destination.cursor)
@@ -21,6 +19,12 @@ extension LogCursors {
         }
         cursors.normalize()
         return cursors
+    }
+
+    /// The floor alone (every event at or below it has left).
+    static func readFloor(_ db: Database) throws -> Int64 {
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT floor_seq FROM queue_state WHERE id = 1"))
+        return try row.map { try StoredRow($0, table: "queue_state").int64(0, "floor_seq") } ?? 0
     }
 
     /// Writes what differs from `old`: the floor, the ranges that left, each changed

@@ -41,23 +41,46 @@ final class SQLiteQueueWriter: GroupCommitWriter {
         let (leases, memoryDrops) = state.withLock { (Array($0.leases.values), $0.unrecordedDrops) }
         let limits = (events: configuration.maxQueuedEvents, bytes: configuration.maxQueuedBytes)
         var dropped = 0
-        let result: SQLiteEventQueue.Snapshot
+        let result: Counters
         do {
             result = try pool.writeWithoutTransaction { db in
                 try db.inCachedTransaction {
                     // Counters come from the store inside the transaction: a settle may have
                     // committed since this group was taken.
-                    var snapshot = try SQLiteEventQueue.Snapshot.read(db, order: self.nextTransactionOrder())
-                    try snapshot.segments.append(group, firstSeq: snapshot.stored.nextSeq, limits: self.segmentLimits, db)
-                    for event in group { snapshot.stored.bytes += event.payload.count }
-                    snapshot.stored.nextSeq += Int64(group.count)
-                    snapshot.stored.committed += group.count
-                    snapshot.stored.dropped += memoryDrops  // drops from memory while the store failed
-                    if snapshot.log.depth(through: snapshot.last) > limits.events || snapshot.stored.bytes > limits.bytes {
+                    let order = self.nextTransactionOrder()
+                    var stored = try StoreSchema.State.read(db)
+                    let bytes = group.reduce(0) { $0 + $1.payload.count }
+                    guard stored.depth + group.count <= limits.events, stored.bytes + bytes <= limits.bytes else {
+                        // Past the bound: the whole bookkeeping, to choose what to drop.
+                        var snapshot = try SQLiteEventQueue.Snapshot.read(db, order: order)
+                        try snapshot.segments.append(group, firstSeq: snapshot.stored.nextSeq, limits: self.segmentLimits, db)
+                        snapshot.stored.bytes += bytes
+                        snapshot.stored.nextSeq += Int64(group.count)
+                        snapshot.stored.committed += group.count
+                        snapshot.stored.dropped += memoryDrops  // drops from memory while the store failed
                         dropped = try snapshot.dropOldest(leases: leases, limits: limits, db)
+                        try snapshot.finish(db)
+                        return Counters(snapshot)
                     }
-                    try snapshot.finish(db)
-                    return snapshot
+                    // The common case: appending moves no cursor; the depth and every
+                    // destination's pending count grow by the group.
+                    var segments = try LogSegments.read(db)
+                    try segments.append(group, firstSeq: stored.nextSeq, limits: self.segmentLimits, db)
+                    stored.bytes += bytes
+                    stored.nextSeq += Int64(group.count)
+                    stored.depth += group.count
+                    stored.committed += group.count
+                    stored.dropped += memoryDrops
+                    var destinations = try StoreSchema.DestinationState.readAll(db)
+                    for (name, var destination) in destinations {
+                        destination.pending += group.count
+                        try destination.write(db)
+                        destinations[name] = destination
+                    }
+                    try stored.write(db, now: Timestamp.now().millisecondsSince1970)
+                    // A segment just closed may already be all delivered.
+                    if segments.segments.count > 1 { try segments.dropThrough(try LogCursors.readFloor(db), db) }
+                    return Counters(stored: stored, destinations: destinations, order: order)
                 }
             }
         } catch {
@@ -114,19 +137,48 @@ final class SQLiteQueueWriter: GroupCommitWriter {
     }
 
     /// Copies a transaction's counters into memory unless a later one already did.
+    /// What a write transaction leaves in memory: its counters, in the order it ran.
+    struct Counters {
+        var stored: StoreSchema.State
+        var destinations: [String: StoreSchema.DestinationState]
+        var order: UInt64
+        /// Set by the transactions that change the dead-letter table or its counters.
+        var deadLetterCounts: StoreSchema.DeadLetterCounts?
+
+        init(
+            stored: StoreSchema.State, destinations: [String: StoreSchema.DestinationState], order: UInt64,
+            deadLetterCounts: StoreSchema.DeadLetterCounts? = nil
+        ) {
+            self.stored = stored
+            self.destinations = destinations
+            self.order = order
+            self.deadLetterCounts = deadLetterCounts
+        }
+
+        init(_ snapshot: SQLiteEventQueue.Snapshot) {
+            self.init(
+                stored: snapshot.stored, destinations: snapshot.destinations, order: snapshot.order,
+                deadLetterCounts: snapshot.deadLetterCounts)
+        }
+    }
+
     func apply(_ snapshot: SQLiteEventQueue.Snapshot, recordedDrops: Int = 0) {
+        apply(Counters(snapshot), recordedDrops: recordedDrops)
+    }
+
+    func apply(_ counters: Counters, recordedDrops: Int = 0) {
         state.withLock { state in
             // A later transaction read its counters after this one committed: its copy,
             // applied already or not, includes these drops too.
             state.unrecordedDrops -= recordedDrops
-            if let counts = snapshot.deadLetterCounts, snapshot.order > state.appliedDeadLetterTransaction {
-                state.appliedDeadLetterTransaction = snapshot.order
+            if let counts = counters.deadLetterCounts, counters.order > state.appliedDeadLetterTransaction {
+                state.appliedDeadLetterTransaction = counters.order
                 state.deadLetterCounts = counts
             }
-            guard snapshot.order > state.appliedTransaction else { return }
-            state.appliedTransaction = snapshot.order
-            state.stored = snapshot.stored
-            state.destinations = snapshot.destinations
+            guard counters.order > state.appliedTransaction else { return }
+            state.appliedTransaction = counters.order
+            state.stored = counters.stored
+            state.destinations = counters.destinations
         }
     }
 
