@@ -107,22 +107,9 @@ struct BenchCommand: AsyncParsableCommand {
             return
         }
         for benchmark in benchmarks where name == "all" || name == benchmark.name {
-            report(try await benchmark.run(directory))
+            BenchFigure.report(try await benchmark.run(directory), json: json)
         }
         if name == "all" { try await IngestBenchCommand.forAll(runs: runs, json: json).run() }
-    }
-
-    private func report(_ figures: [BenchFigure]) {
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        let load = LoadAverage.oneMinute
-        for figure in figures {
-            if json {
-                Output.json(figure.json(cores: cores, loadAverage: load).jsonString)
-            } else {
-                Output.raw(figure.text)  // several lines of its own making
-            }
-        }
-        if !json { Output.line("  (\(cores) cores, load average \(load.map { String(round2($0)) } ?? "?") over the last minute)") }
     }
 
     private func progress(_ line: String) { Output.error("bench: \(line)") }

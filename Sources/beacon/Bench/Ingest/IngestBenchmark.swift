@@ -66,10 +66,10 @@ struct IngestBenchmark {
             store = ["--db", path]
         }
         defer { if shared == nil { Self.removeStore(path) } }
-        var children: [CollectorChild] = []
+        var children: [ListeningChild] = []
         do {
             for index in 0..<collectors {
-                children.append(try await CollectorChild(arguments: store, environment: environment, logPath: "\(directory)/collector-\(name)-\(index).log"))
+                children.append(try await ListeningChild(command: ListeningChild.collector + store, environment: environment, logPath: "\(directory)/collector-\(name)-\(index).log"))
             }
             // One event per collector first: connections, the schema's migrations, the file's pages.
             let warmUp = try IngestWorkload(events: collectors, batchSize: 1, gzipLevel: 1)
