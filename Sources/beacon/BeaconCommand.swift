@@ -26,16 +26,20 @@ struct BeaconCommand: AsyncParsableCommand {
         }
         let command: any ParsableCommand
         // `bench NAME` takes its name as an argument, which swift-argument-parser fills
-        // before it looks for a subcommand: `bench ingest` is routed here.
+        // before it looks for a subcommand: `bench ingest` and `bench agent` are routed here.
         let arguments = Array(CommandLine.arguments.dropFirst())
-        let ingest = arguments.starts(with: ["bench", "ingest"])
+        let routed = BenchCommand.configuration.subcommands.first { sub in
+            sub.configuration.commandName.map { arguments.starts(with: ["bench", $0]) } ?? false
+        }
         do {
-            command = ingest ? try IngestBenchCommand.parseAsRoot(Array(arguments.dropFirst(2))) : try parseAsRoot()
-        } catch {
-            if exitCode(for: error) == .success {
-                exitAfterHelp(text: ingest ? IngestBenchCommand.fullMessage(for: error) : fullMessage(for: error))
+            if let routed {
+                command = try routed.parseAsRoot(Array(arguments.dropFirst(2)))
+            } else {
+                command = try parseAsRoot()
             }
-            Output.error("beacon: \(ingest ? IngestBenchCommand.message(for: error) : message(for: error)) (see 'beacon help')")
+        } catch {
+            if exitCode(for: error) == .success { exitAfterHelp(for: error, routed: routed) }
+            Output.error("beacon: \(routed.map { $0.message(for: error) } ?? message(for: error)) (see 'beacon help')")
             Glibc.exit(2)
         }
         do {
@@ -59,7 +63,7 @@ struct BeaconCommand: AsyncParsableCommand {
             Glibc.exit(2)
         } catch {
             // `beacon help [SUB]` parses as a command whose run() throws the help request.
-            if exitCode(for: error) == .success { exitAfterHelp(for: error) }
+            if exitCode(for: error) == .success { exitAfterHelp(for: error, routed: routed) }
             Output.error("beacon: \(message(for: error))")
             Glibc.exit(1)
         }
@@ -67,8 +71,10 @@ struct BeaconCommand: AsyncParsableCommand {
 
     /// Prints the help (or other clean-exit text) a parse or a `help` command asked for on
     /// stdout, and exits 0.
-    private static func exitAfterHelp(for error: any Error) -> Never {
-        exitAfterHelp(text: fullMessage(for: error))
+    /// A subcommand `routed` here and parsed as a root gets the help of its whole path
+    /// (`USAGE: beacon bench agent`), not the one of a root.
+    private static func exitAfterHelp(for error: any Error, routed: (any ParsableCommand.Type)?) -> Never {
+        exitAfterHelp(text: routed.map { helpMessage(for: $0) } ?? fullMessage(for: error))
     }
 
     private static func exitAfterHelp(text: String) -> Never {

@@ -21,9 +21,11 @@ struct BenchCommand: AsyncParsableCommand {
             against the same raw posts); all (every one). With --json, one JSON object per figure and line: \
             figure, median, values, baseline, baselineMedian, ratio, target, met, runs, cores, loadAverage1m. \
             ingest (concurrent clients posting gzip batches to collector processes, against the store's own \
-            insert of the same rows: see 'beacon bench ingest --help').
+            insert of the same rows: see 'beacon bench ingest --help'); agent (concurrent clients posting to a \
+            `beacon agent` process, answered 200 after the commit, against the raw insert of the same rows: \
+            events/s and MiB/s; see 'beacon bench agent --help'). all runs ingest and agent last.
             """,
-        subcommands: [IngestBenchCommand.self])
+        subcommands: [IngestBenchCommand.self, AgentBenchCommand.self])
 
     /// The benchmarks `all` runs, in order.
     static var all: [String] { Self().benchmarks.map(\.name) }
@@ -70,7 +72,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (Self.all + ["memory", "all"]).contains(name) else {
-            throw ValidationError("unknown benchmark '\(name)': use \((Self.all + ["ingest", "all"]).joined(separator: ", "))")
+            throw ValidationError("unknown benchmark '\(name)': use \((Self.all + ["ingest", "agent", "all"]).joined(separator: ", "))")
         }
         guard (1...100_000_000).contains(events) else { throw ValidationError("--events must be 1...100000000, not \(events)") }
         guard (1...1_000).contains(runs) else { throw ValidationError("--runs must be 1...1000, not \(runs)") }
@@ -107,22 +109,12 @@ struct BenchCommand: AsyncParsableCommand {
             return
         }
         for benchmark in benchmarks where name == "all" || name == benchmark.name {
-            report(try await benchmark.run(directory))
+            BenchFigure.report(try await benchmark.run(directory), json: json)
         }
-        if name == "all" { try await IngestBenchCommand.forAll(runs: runs, json: json).run() }
-    }
-
-    private func report(_ figures: [BenchFigure]) {
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        let load = LoadAverage.oneMinute
-        for figure in figures {
-            if json {
-                Output.json(figure.json(cores: cores, loadAverage: load).jsonString)
-            } else {
-                Output.raw(figure.text)  // several lines of its own making
-            }
+        if name == "all" {
+            try await IngestBenchCommand.forAll(runs: runs, json: json).run()
+            try await AgentBenchCommand.forAll(runs: runs, json: json).run()
         }
-        if !json { Output.line("  (\(cores) cores, load average \(load.map { String(round2($0)) } ?? "?") over the last minute)") }
     }
 
     private func progress(_ line: String) { Output.error("bench: \(line)") }

@@ -7,7 +7,7 @@ import Logging
 /// `beacon bench ingest`: concurrent clients post 500-event gzip batches to collectors
 /// running as their own processes, against the database's own insert of the same rows,
 /// measured in the same run.
-struct IngestBenchCommand: AsyncParsableCommand {
+struct IngestBenchCommand: PostingBenchCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingest",
         abstract: "Events stored per second through collector processes, against the database's own insert of the same rows.",
@@ -27,47 +27,22 @@ struct IngestBenchCommand: AsyncParsableCommand {
     @Option(parsing: .unconditionalSingleValue, help: "Collector processes sharing the database (repeat; PostgreSQL only; default 1 and 2).")
     var collectors: [Int] = []
 
-    @Option(parsing: .unconditional, help: "Events posted per run.")
-    var events = 100_000
-
-    @Option(parsing: .unconditional, help: "Events per batch.")
-    var batchSize = 500
-
-    @Option(parsing: .unconditional, help: "Runs per setting (the median is reported).")
-    var runs = 5
-
     @Option(parsing: .unconditional, help: "Connections each collector may open to PostgreSQL (--store-pool-size).")
     var storePoolSize = 8
 
-    @Option(parsing: .unconditional, help: "gzip level of the bodies, 1 (fastest) to 9 (smallest).")
-    var gzipLevel = Gzip.defaultLevel
-
-    @Flag(help: "Print each setting's figures as one JSON object per line on stdout.")
-    var json = false
+    @OptionGroup(title: "Workload and output")
+    var posting: PostingOptions
 
     /// The ranges the options accept.
-    static let clientCounts = 1...256, collectorCounts = 1...16, eventCounts = 1...10_000_000, batchSizes = 1...1_000
-    static let runCounts = 1...1_000, poolSizes = 1...1_000
+    static let collectorCounts = 1...16, poolSizes = 1...1_000
 
     func validate() throws {
-        for count in clients where !Self.clientCounts.contains(count) {
-            throw ValidationError("--clients must be 1...\(Self.clientCounts.upperBound), not \(count)")
-        }
-        for count in collectors where !Self.collectorCounts.contains(count) {
-            throw ValidationError("--collectors must be 1...\(Self.collectorCounts.upperBound), not \(count)")
-        }
+        for count in clients { try PostingOptions.check("--clients", count, in: PostingOptions.clientCounts) }
+        for count in collectors { try PostingOptions.check("--collectors", count, in: Self.collectorCounts) }
         if store == nil, collectors.contains(where: { $0 > 1 }) {
             throw ValidationError("--collectors above 1 needs --store postgres://…: collectors cannot share a SQLite file")
         }
-        guard Self.eventCounts.contains(events) else { throw ValidationError("--events must be 1...\(Self.eventCounts.upperBound), not \(events)") }
-        guard Self.batchSizes.contains(batchSize) else {
-            throw ValidationError("--batch-size must be 1...\(Self.batchSizes.upperBound), not \(batchSize)")
-        }
-        guard Self.runCounts.contains(runs) else { throw ValidationError("--runs must be 1...\(Self.runCounts.upperBound), not \(runs)") }
-        guard Self.poolSizes.contains(storePoolSize) else {
-            throw ValidationError("--store-pool-size must be 1...\(Self.poolSizes.upperBound), not \(storePoolSize)")
-        }
-        guard (1...9).contains(gzipLevel) else { throw ValidationError("--gzip-level \(gzipLevel) is not in 1...9") }
+        try PostingOptions.check("--store-pool-size", storePoolSize, in: Self.poolSizes)
         if let store {
             do {
                 _ = try PostgresStoreConfiguration(url: store)
@@ -82,11 +57,6 @@ struct IngestBenchCommand: AsyncParsableCommand {
         let clientCounts = clients.isEmpty ? (store == nil ? [4, 16] : [8]) : clients
         let collectorCounts = store == nil ? [1] : (collectors.isEmpty ? [1, 2] : collectors)
         return collectorCounts.flatMap { collectors in clientCounts.map { (collectors, $0) } }
-    }
-
-    /// The command `bench all` runs: the defaults (SQLite), with its run count and output.
-    static func forAll(runs: Int, json: Bool) throws -> IngestBenchCommand {
-        try parse(["--runs", String(runs)] + (json ? ["--json"] : []))
     }
 
     func run() async throws {
@@ -105,8 +75,9 @@ struct IngestBenchCommand: AsyncParsableCommand {
         defer {
             do { try FileManager.default.removeItem(atPath: directory) } catch { Output.error("beacon: could not remove \(directory): \(error)") }
         }
+        let (events, runs) = (posting.events, posting.runs)
         Output.error("bench: ingest: encoding and gzipping \(events) events...")
-        let workload = try IngestWorkload(events: events, batchSize: batchSize, gzipLevel: gzipLevel)
+        let workload = try posting.workload()
         let baseline: StoreBaseline
         do {
             baseline = try StoreBaseline(bodies: workload.plainBodies)
@@ -118,7 +89,7 @@ struct IngestBenchCommand: AsyncParsableCommand {
                 directory: directory, postgres: postgres, collectors: setting.collectors, clients: setting.clients, logger: logger)
             var report = IngestReport(
                 store: postgres == nil ? "sqlite" : "postgres", collectors: setting.collectors, clients: setting.clients,
-                events: events, batchSize: batchSize, runs: [], loadBefore: IngestReport.loadAverage())
+                events: events, batchSize: posting.batchSize, runs: [], loadBefore: IngestReport.loadAverage())
             for run in 1...runs {
                 let figures = try await benchmark.run(workload, baseline: baseline, run: run)
                 report.runs.append(figures)
@@ -126,10 +97,10 @@ struct IngestBenchCommand: AsyncParsableCommand {
                     "bench: ingest \(setting.collectors) collector(s) × \(setting.clients) clients, run \(run)/\(runs): "
                         + "\(Int(saturating: figures.eventsPerSecond)) events/s (p99 \(round2(figures.p99Milliseconds)) ms), "
                         + "baseline \(Int(saturating: figures.baselineRowsPerSecond)) rows/s, "
-                        + "CPU collector \(round2(figures.collectorCPUSeconds)) s, clients \(round2(figures.clientCPUSeconds)) s")
+                        + "CPU collector \(round2(figures.serverCPUSeconds)) s, clients \(round2(figures.clientCPUSeconds)) s")
             }
             report.loadAfter = IngestReport.loadAverage()
-            if json {
+            if posting.json {
                 Output.json(report.json.jsonString)
             } else {
                 for line in report.text { Output.line(line) }

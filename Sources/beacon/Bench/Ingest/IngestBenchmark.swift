@@ -13,22 +13,10 @@ struct IngestBenchmark {
     var clients: Int
     var logger: Logger
 
-    /// The figures of one run.
-    struct Run: Sendable {
-        var eventsPerSecond: Double
-        var baselineRowsPerSecond: Double
-        var p50Milliseconds: Double
-        var p99Milliseconds: Double
-        /// CPU seconds the collector processes used while the clients posted.
-        var collectorCPUSeconds: Double
-        /// CPU seconds this process (the clients) used meanwhile.
-        var clientCPUSeconds: Double
-    }
-
     /// Runs the collector side, then the baseline, of run number `run`.
-    func run(_ workload: IngestWorkload, baseline: StoreBaseline, run: Int) async throws -> Run {
+    func run(_ workload: IngestWorkload, baseline: StoreBaseline, run: Int) async throws -> PostingRun {
         let name = "c\(collectors)_n\(clients)_r\(run)"
-        let (outcome, collectorCPU, clientCPU) = try await collectorSide(workload, name: name)
+        let outcome = try await collectorSide(workload, name: name)
         let baselineTime: Duration
         if let postgres {
             let configuration = Self.withSchema(postgres, "beacon_bench_\(getpid())_\(name)_base")
@@ -38,20 +26,12 @@ struct IngestBenchmark {
             defer { Self.removeStore(path) }
             baselineTime = try await baseline.insertIntoSQLite(path: path)
         }
-        let sorted = outcome.latenciesMilliseconds.sorted()
-        return Run(
-            eventsPerSecond: Double(workload.events) / outcome.elapsed.inSeconds,
-            baselineRowsPerSecond: Double(baseline.eventCount) / baselineTime.inSeconds,
-            p50Milliseconds: BenchmarkStatistics.percentile(sorted, 0.5),
-            p99Milliseconds: BenchmarkStatistics.percentile(sorted, 0.99),
-            collectorCPUSeconds: collectorCPU, clientCPUSeconds: clientCPU)
+        return PostingRun(events: workload.events, outcome: outcome, baselineRows: baseline.eventCount, baseline: baselineTime)
     }
 
     /// Starts the collectors on a fresh store, warms each up with one event, posts the
     /// workload, checks from the store that every event is there once, stops them.
-    private func collectorSide(
-        _ workload: IngestWorkload, name: String
-    ) async throws -> (IngestClients.Outcome, collectorCPU: Double, clientCPU: Double) {
+    private func collectorSide(_ workload: IngestWorkload, name: String) async throws -> IngestClients.Outcome {
         var store: [String] = []
         var environment: [String: String] = [:]
         let path = "\(directory)/collector-\(name).sqlite"
@@ -66,26 +46,19 @@ struct IngestBenchmark {
             store = ["--db", path]
         }
         defer { if shared == nil { Self.removeStore(path) } }
-        var children: [CollectorChild] = []
+        var children: [ListeningChild] = []
         do {
             for index in 0..<collectors {
-                children.append(try await CollectorChild(arguments: store, environment: environment, logPath: "\(directory)/collector-\(name)-\(index).log"))
+                children.append(try await ListeningChild(command: ListeningChild.collector + store, environment: environment, logPath: "\(directory)/collector-\(name)-\(index).log"))
             }
-            // One event per collector first: connections, the schema's migrations, the file's pages.
-            let warmUp = try IngestWorkload(events: collectors, batchSize: 1, gzipLevel: 1)
-            for (index, child) in children.enumerated() {
-                _ = try await IngestClients(ports: [child.port], clients: 1, logger: logger).post([warmUp.batches[index]])
-            }
-            let cpuBefore = children.map(\.cpuSeconds)
-            let clientBefore = ProcessCPU.seconds
-            let outcome = try await IngestClients(ports: children.map(\.port), clients: clients, logger: logger).post(workload.batches)
-            let clientCPU = ProcessCPU.seconds - clientBefore
-            let collectorCPU = zip(children.map(\.cpuSeconds), cpuBefore).reduce(0) { $0 + $1.0 - $1.1 }
+            let posting = IngestClients(servers: children, clients: clients, logger: logger)
+            try await posting.warmUp()
+            let outcome = try await posting.post(workload.batches)
             for child in children { await child.stop() }
             children = []
             try await verify(expected: workload.events + collectors, sqlitePath: path, postgres: shared)
             if let shared { try await StoreBaseline.dropPostgresSchema(shared, logger: logger) }
-            return (outcome, collectorCPU, clientCPU)
+            return outcome
         } catch {
             for child in children { await child.stop() }
             // Best effort: the run's error is the one to report.

@@ -3,9 +3,9 @@ import Beacon
 import Foundation
 import Logging
 
-/// `clients` concurrent HTTP clients, each with its own kept-alive connection, taking the
-/// next batch of a workload as soon as their last one is answered, until every batch is
-/// posted once.
+/// `clients` concurrent HTTP clients, each with its own kept-alive connection to one of the
+/// `servers` (collectors, an agent) in turn, taking the next batch of a workload as soon as
+/// their last one is answered, until every batch is posted once.
 struct IngestClients {
     /// What one posting round came to.
     struct Outcome: Sendable {
@@ -13,23 +13,38 @@ struct IngestClients {
         var elapsed: Duration
         /// Each request's time to its answer, in milliseconds, in no particular order.
         var latenciesMilliseconds: [Double]
+        /// CPU seconds the servers used meanwhile, all together.
+        var serverCPUSeconds: Double
+        /// CPU seconds this process (the clients) used meanwhile.
+        var clientCPUSeconds: Double
     }
 
-    var ports: [Int]
+    var servers: [ListeningChild]
     var clients: Int
     var logger: Logger
+
+    /// Posts one event to each server (its connection, its store's first pages, its
+    /// migrations), so that the timed round finds them warm.
+    func warmUp() async throws {
+        let warmUp = try IngestWorkload(events: servers.count, batchSize: 1, gzipLevel: 1)
+        for (index, server) in servers.enumerated() {
+            _ = try await IngestClients(servers: [server], clients: 1, logger: logger).post([warmUp.batches[index]])
+        }
+    }
 
     /// Posts every batch of `batches`; throws on the first answer that is not 200 (a
     /// benchmark counts only batches that were stored).
     func post(_ batches: [OutgoingBatch]) async throws -> Outcome {
         let senders = try (0..<clients).map { client in
-            let port = ports[IngestWorkload.collector(forClient: client, collectors: ports.count)]
+            let port = servers[IngestWorkload.collector(forClient: client, collectors: servers.count)].port
             return HTTPSender(
                 configuration: try HTTPSenderConfiguration(
                     endpoint: "http://127.0.0.1:\(port)", writeKey: nil, requestTimeout: .seconds(60)),
                 logger: logger)
         }
         let cursor = IndexDispenser()
+        let serversBefore = servers.map(\.cpuSeconds)
+        let clientBefore = ProcessCPU.seconds
         let start = ContinuousClock.now
         let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
             for sender in senders {
@@ -41,13 +56,17 @@ struct IngestClients {
                         let result = await sender.send(batches[index])
                         latencies.append(sent.duration(to: .now).inSeconds * 1000)
                         guard result.status == 200 else {
-                            throw CLIError.runtime("ingest benchmark: batch \(index) was answered \(result.status.map(String.init) ?? "no response") (\(result.outcome))")
+                            throw CLIError.runtime("benchmark clients: batch \(index) was answered \(result.status.map(String.init) ?? "no response") (\(result.outcome))")
                         }
                     }
                 }
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
-        return Outcome(elapsed: start.duration(to: .now), latenciesMilliseconds: latencies)
+        let elapsed = start.duration(to: .now)
+        return Outcome(
+            elapsed: elapsed, latenciesMilliseconds: latencies,
+            serverCPUSeconds: zip(servers.map(\.cpuSeconds), serversBefore).reduce(0) { $0 + $1.0 - $1.1 },
+            clientCPUSeconds: ProcessCPU.seconds - clientBefore)
     }
 }

@@ -12,6 +12,8 @@ struct BenchFigure {
         case ratioAtMost(Double)
         /// |ratio − 1| ≤ value
         case ratioWithin(Double)
+        /// figure ≥ value (in the figure's unit)
+        case valueAtLeast(Double)
         /// figure ≤ value (in the figure's unit)
         case valueAtMost(Double)
         /// figure < value (in the figure's unit)
@@ -22,6 +24,7 @@ struct BenchFigure {
             case .ratioAtLeast(let value): return "ratio >= \(value)"
             case .ratioAtMost(let value): return "ratio <= \(value)"
             case .ratioWithin(let value): return "ratio within \(value * 100)% of 1"
+            case .valueAtLeast(let value): return ">= \(value)"
             case .valueAtMost(let value): return "<= \(value)"
             case .valueBelow(let value): return "< \(value)"
             }
@@ -58,6 +61,7 @@ struct BenchFigure {
         case .ratioAtLeast(let value): return ratio.map { $0 >= value }
         case .ratioAtMost(let value): return ratio.map { $0 <= value }
         case .ratioWithin(let value): return ratio.map { abs($0 - 1) <= value }
+        case .valueAtLeast(let value): return median >= value
         case .valueAtMost(let value): return median <= value
         case .valueBelow(let value): return median < value
         }
@@ -81,6 +85,22 @@ struct BenchFigure {
         if let loadAverage { object["loadAverage1m"] = .double(round2(loadAverage)) }
         if !details.isEmpty { object["details"] = .object(details) }
         return .object(object)
+    }
+
+    /// Prints `figures` on stdout: with `json`, one object per line (with the machine's
+    /// cores and its load average now); else a few lines each and a last line with the
+    /// cores and the load.
+    static func report(_ figures: [BenchFigure], json: Bool) {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let load = LoadAverage.oneMinute
+        for figure in figures {
+            if json {
+                Output.json(figure.json(cores: cores, loadAverage: load).jsonString)
+            } else {
+                Output.raw(figure.text)  // several lines of its own making
+            }
+        }
+        if !json { Output.line("  (\(cores) cores, load average \(load.map { String(round2($0)) } ?? "?") over the last minute)") }
     }
 
     /// The figure in a few lines for a terminal.

@@ -4,25 +4,34 @@ import Foundation
 import Glibc
 #endif
 
-/// A `beacon collector` process started by `beacon bench ingest`: the collector as users
-/// run it, in a process of its own. Started with `posix_spawn` (Foundation's `Process`
-/// crashes now and then on this Linux), its standard output read until it says where it
-/// listens, its standard error kept in a log file for when it fails.
-final class CollectorChild: @unchecked Sendable {
+/// A server this executable runs for a benchmark, as users run it, in a process of its own:
+/// `beacon collector` (`bench ingest`) or `beacon agent` (`bench agent`), on a free port
+/// of 127.0.0.1. Started with `posix_spawn` (Foundation's `Process` crashes now and then
+/// on this Linux), its standard output read until it says where it listens (`listening on
+/// http://HOST:PORT`), its standard error kept in a log file for when it fails.
+final class ListeningChild: @unchecked Sendable {
     // @unchecked: every property is set in `init` and never changed.
     let pid: pid_t
     let port: Int
     let logPath: String
 
-    /// Starts this executable as `beacon collector --host 127.0.0.1 --port 0` plus
-    /// `arguments`, with `environment` added to this process's, and waits until it listens
-    /// (or exits).
+    /// `beacon collector` on a free port of 127.0.0.1, logging warnings and worse; its
+    /// store and limits follow.
+    static let collector = ["collector", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"]
+    /// `beacon agent` on a free port of 127.0.0.1, logging warnings and worse; its store
+    /// and destinations follow.
+    static let agent = ["agent", "--listen", "127.0.0.1:0", "--log-level", "warning"]
+
+    /// Starts this executable with `command` (a subcommand that prints its `listening on`
+    /// line on stdout, such as ``collector`` plus a store), with `environment` added to this
+    /// process's, and waits until it listens (or exits).
     ///
     /// - Throws: ``CLIError`` when it cannot start or exits before listening (with the end of its log).
-    init(arguments: [String], environment: [String: String] = [:], logPath: String) async throws {
+    init(command: [String], environment: [String: String] = [:], logPath: String) async throws {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw CLIError.runtime("cannot make a pipe for the collector: errno \(errno)") }
+        let name = "beacon " + (command.first ?? "")
+        guard pipe(&pipeEnds) == 0 else { throw CLIError.runtime("cannot make a pipe for \(name): errno \(errno)") }
         let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -32,7 +41,7 @@ final class CollectorChild: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 2, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addclose(&actions, readEnd)
         posix_spawn_file_actions_addclose(&actions, writeEnd)
-        let all = [executable, "collector", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"] + arguments
+        let all = [executable] + command
         let argv: [UnsafeMutablePointer<CChar>?] = all.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var variables = ProcessInfo.processInfo.environment
@@ -44,16 +53,16 @@ final class CollectorChild: @unchecked Sendable {
         close(writeEnd)
         guard spawned == 0 else {
             close(readEnd)
-            throw CLIError.runtime("cannot start \(executable) collector: error \(spawned)")
+            throw CLIError.runtime("cannot start \(executable) \(command.first ?? ""): error \(spawned)")
         }
         self.pid = pid
         self.logPath = logPath
         let line = await Self.firstLine(of: readEnd)
-        close(readEnd)  // the collector prints nothing more; a write to a closed pipe is not expected
+        close(readEnd)  // the server prints nothing more; a write to a closed pipe is not expected
         guard let port = line.flatMap(Self.port(inListeningLine:)) else {
             kill(pid, SIGKILL)
             _ = Self.reap(pid)
-            throw CLIError.runtime("the collector did not start: \(Self.tail(of: logPath))")
+            throw CLIError.runtime("\(name) did not start: \(Self.tail(of: logPath))")
         }
         self.port = port
     }
@@ -66,7 +75,7 @@ final class CollectorChild: @unchecked Sendable {
         return port
     }
 
-    /// CPU seconds (user and system) the collector used so far, from `/proc/PID/stat`.
+    /// CPU seconds (user and system) the server used so far, from `/proc/PID/stat`.
     var cpuSeconds: Double {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),  // gone: no figure
             let end = text.lastIndex(of: ")")
@@ -77,7 +86,7 @@ final class CollectorChild: @unchecked Sendable {
         return (user + system) / Double(max(1, sysconf(Int32(_SC_CLK_TCK))))
     }
 
-    /// Stops the collector with SIGTERM (SIGKILL after 10 s) and waits for it.
+    /// Stops the server with SIGTERM (SIGKILL after 10 s) and waits for it.
     func stop() async {
         kill(pid, SIGTERM)
         let pid = self.pid

@@ -1,0 +1,29 @@
+import BeaconWire
+
+/// One run of a benchmark whose clients post batches to a server process (`bench ingest`,
+/// `bench agent`): its rate and its baseline's over the same rows, its latencies, and the
+/// CPU each side used.
+struct PostingRun: Sendable {
+    /// Events stored per second through the servers: first request to last answer.
+    var eventsPerSecond: Double
+    /// The baseline's rows per second for the same rows.
+    var baselineRowsPerSecond: Double
+    var p50Milliseconds: Double
+    var p99Milliseconds: Double
+    /// CPU seconds the server processes used while the clients posted.
+    var serverCPUSeconds: Double
+    /// CPU seconds this process (the clients) used meanwhile.
+    var clientCPUSeconds: Double
+
+    /// The figures of `outcome`, `events` posted, against a baseline that stored
+    /// `baselineRows` rows in `baseline`.
+    init(events: Int, outcome: IngestClients.Outcome, baselineRows: Int, baseline: Duration) {
+        let sorted = outcome.latenciesMilliseconds.sorted()
+        eventsPerSecond = Double(events) / outcome.elapsed.inSeconds
+        baselineRowsPerSecond = Double(baselineRows) / baseline.inSeconds
+        p50Milliseconds = BenchmarkStatistics.percentile(sorted, 0.5)
+        p99Milliseconds = BenchmarkStatistics.percentile(sorted, 0.99)
+        serverCPUSeconds = outcome.serverCPUSeconds
+        clientCPUSeconds = outcome.clientCPUSeconds
+    }
+}
