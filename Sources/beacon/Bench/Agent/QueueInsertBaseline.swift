@@ -49,7 +49,7 @@ struct QueueInsertBaseline: Sendable {
             var firstSeq: Int64 = 1
             for rows in transactions {
                 try db.inTransaction {
-                    try EventRowInserter(db).insert(rows, firstSeq: firstSeq)
+                    try EventRowInserter(db, table: EventRowInserter.firstSegment).insert(rows, firstSeq: firstSeq)
                     return .commit
                 }
                 firstSeq += Int64(rows.count)
