@@ -15,6 +15,34 @@ struct WireTests {
         #expect(decoded == value)
     }
 
+    /// Decoding probes one kind after another: each JSON kind lands in its own case
+    /// whatever the order of the probes (a whole number is an int, a string of digits a
+    /// string, 0 and 1 no Bool).
+    @Test func decodingKeepsEachKind() throws {
+        let text = #"{"t":true,"f":false,"n":null,"i":3,"z":0,"o":1,"d":3.5,"s":"3","b":"true","e":"","a":[1,"x",true,null,{"k":[]}],"m":{}}"#
+        let decoded = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        let expected: JSONValue = [
+            "t": true, "f": false, "n": nil, "i": 3, "z": 0, "o": 1, "d": 3.5, "s": "3", "b": "true", "e": "",
+            "a": [1, "x", true, nil, ["k": []]], "m": [:],
+        ]
+        #expect(decoded == expected)
+        for (key, kind) in [("i", "int"), ("z", "int"), ("o", "int"), ("d", "double"), ("t", "bool"), ("s", "string"), ("n", "null")] {
+            #expect(decoded[key].map(Self.kind) == kind, "\(key)")
+        }
+    }
+
+    private static func kind(_ value: JSONValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool: "bool"
+        case .int: "int"
+        case .double: "double"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+
     @Test func uuidV7IsOrderedAndWellFormed() {
         let generator = UUIDv7Generator(millisecondsSinceEpoch: { 1_700_000_000_000 })
         let ids = (0..<5000).map { _ in generator.next() }

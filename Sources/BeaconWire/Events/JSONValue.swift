@@ -89,21 +89,25 @@ extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         // Each `try?` below probes one JSON type; a failure only means "not this type", and
-        // the last branch reports a value that is none of them.
+        // the last branch reports a value that is none of them. Each probe matches one kind
+        // of JSON value only (a string never decodes as a number or a Bool, nor the reverse),
+        // so their order changes no result, only the cost: a failed probe throws an error
+        // that carries its coding path. Strings and objects, most of an event, come first;
+        // Int stays before Double, so that 3 is an int.
         if container.decodeNil() {
             self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([String: JSONValue].self) {
+            self = .object(value)
         } else if let value = try? container.decode(Int.self) {
             self = .int(value)
         } else if let value = try? container.decode(Double.self) {
             self = .double(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
         } else if let value = try? container.decode([JSONValue].self) {
             self = .array(value)
-        } else if let value = try? container.decode([String: JSONValue].self) {
-            self = .object(value)
         } else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a JSON value")
         }
