@@ -59,12 +59,13 @@ public final class SQLiteEventQueue: EventQueue {
         /// How long a write waits for another process's lock before it counts as a fault.
         /// Default 200 ms.
         public var busyTimeout: Duration = .milliseconds(200)
-        /// Events a segment of the log holds before the next one starts (see
-        /// ``LogSegments``): a segment is dropped whole once every event in it has left.
-        /// Default 16,384.
+        /// Events in the tail segment of the log (see ``LogSegments``) from which the next
+        /// group commit starts a new one (a group is never split, so a segment may hold up
+        /// to ``maxEventsPerTransaction`` more). A segment is dropped whole once every event
+        /// in it has left. Default 16,384.
         public var segmentEvents = 16_384
-        /// Bytes of event JSON a segment holds at most before the next one starts.
-        /// Default 8 MiB.
+        /// Bytes of event JSON in the tail segment from which the next group commit starts
+        /// a new one. Default 8 MiB.
         public var segmentBytes = 8 << 20
         /// Batch history rows kept. Default 1,000.
         public var batchHistoryLimit = 1_000
