@@ -3,9 +3,9 @@ import GRDB
 import GRDBSQLite
 
 /// The segments of a store's log: each a table of its own (`segment_<first seq>`) holding
-/// a contiguous run of sequence numbers, listed in `segments`. Events are appended to the
-/// last one (the tail) until it holds ``Limits/events`` events or ``Limits/bytes`` bytes;
-/// a segment whose events have all left the queue is dropped whole (`DROP TABLE` frees
+/// a contiguous run of sequence numbers, listed in `segments`. Each group commit goes
+/// whole to the last one (the tail), or to a new one once the tail holds ``Limits/events``
+/// events or ``Limits/bytes`` bytes; a segment whose events have all left the queue is dropped whole (`DROP TABLE` frees
 /// its pages without rewriting them, where deleting rows rewrote every page into the
 /// write-ahead log). The `events` view shows the queued events of every segment, for
 /// people with `sqlite3` and for older tools' queries.
