@@ -56,6 +56,27 @@ struct DamagedStoreTests {
         #expect(read?.message.contains(Self.damages[index].column) == true, "\(String(describing: read))")
     }
 
+    /// The log's cursors are read by the first peek or write: values that would make its
+    /// arithmetic overflow (a range spanning ±2^62, a negative floor) are damage, not a trap.
+    @Test("a damaged floor or range of the log fails the peek and the reader, naming the column", arguments: [
+        ("UPDATE queue_state SET floor_seq = -4611686018427387904", "queue_state.floor_seq"),
+        ("INSERT INTO queue_gone VALUES (-4611686018427387904, 4611686018427387904)", "queue_gone.first_seq"),
+        ("INSERT INTO destination_done VALUES ('default', 2, 9223372036854775807)", "destination_done.last_seq"),
+        ("INSERT INTO queue_gone VALUES (5, 'abc')", "queue_gone.last_seq"),
+    ])
+    func damagedLogCursors(sql: String, column: String) async throws {
+        try await makeStore()
+        try await damage(sql)
+        let queue = try SQLiteEventQueue(path: path)
+        let error = await #expect(throws: StorageError.self) {
+            _ = try await queue.peek(for: "default", after: nil, limit: 10, maxBytes: .max)
+        }
+        #expect(error?.kind.rawValue == "damaged")
+        #expect(error?.message.contains(column) == true, "\(String(describing: error))")
+        let read = await #expect(throws: StorageError.self) { _ = try await StoreReader(path: path).status() }
+        #expect(read?.message.contains(column) == true, "\(String(describing: read))")
+    }
+
     @Test("a wrong-typed column in the batch history or a dead letter fails the read, naming it",
           arguments: [
             ("UPDATE batches SET duration_us = 'slow'", "batches.duration_us"),

@@ -24,7 +24,9 @@ extension LogCursors {
     /// The floor alone (every event at or below it has left).
     static func readFloor(_ db: Database) throws -> Int64 {
         let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT floor_seq FROM queue_state WHERE id = 1"))
-        return try row.map { try StoredRow($0, table: "queue_state").int64(0, "floor_seq") } ?? 0
+        return try row.map {
+            try StoredRow($0, table: "queue_state").int64(0, "floor_seq", in: sequenceRange, meaning: "a sequence number in 0...2^62")
+        } ?? 0
     }
 
     /// Writes what differs from `old`: the floor, the ranges that left, each changed
@@ -49,6 +51,10 @@ extension LogCursors {
         }
     }
 
+    /// Where the floor and the ranges must lie: sequence numbers are never negative, so the
+    /// count of any range set within it (at most 2^62 + 1) cannot overflow.
+    static let sequenceRange: ClosedRange<Int64> = 0...(1 << 62)
+
     private static func ranges(_ statement: Statement, table: String) throws -> SequenceRanges {
         var set = SequenceRanges()
         let rows = try Row.fetchCursor(statement)
@@ -57,8 +63,8 @@ extension LogCursors {
     }
 
     private static func range(_ row: StoredRow, offset: Int = 1) throws -> ClosedRange<Int64> {
-        let first = try row.int64(offset, "first_seq")
-        let last = try row.int64(offset + 1, "last_seq")
+        let first = try row.int64(offset, "first_seq", in: sequenceRange, meaning: "a sequence number in 0...2^62")
+        let last = try row.int64(offset + 1, "last_seq", in: sequenceRange, meaning: "a sequence number in 0...2^62")
         guard first <= last else {
             throw StoreDamage(table: row.table, column: "last_seq", found: "\(last)", expected: "at least first_seq \(first)")
         }

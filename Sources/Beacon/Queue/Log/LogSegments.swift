@@ -148,7 +148,7 @@ struct LogSegments: Sendable, Hashable {
                 guard value >= 0, value <= StoreSchema.integerRange.upperBound else {
                     throw StoreDamage(table: part.table, column: "payload", found: "\(value)", expected: "a size within 2^62")
                 }
-                total += Int(value)
+                total += Int(clamping: value)  // checked above: within 0...2^62
             }
         }
         return total
