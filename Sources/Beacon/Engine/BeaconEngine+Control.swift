@@ -122,7 +122,8 @@ extension BeaconEngine {
         let oldest = (try? await queue.oldestPending()) ?? known.compactMapValues(\.oldestPendingAt)
         let now = observer.now()
         let bounds = queue.bounds
-        return EngineStatusReport(
+        let totals = snapshot.totals
+        var report = EngineStatusReport(
             policy: current.policy.description, batchSize: current.batchSize, offline: current.isOffline, depth: depth.events,
             deadLetters: depth.deadLetters, deadLettersRetried: depth.totals.deadLettersRetried,
             deadLettersPurged: depth.totals.deadLettersPurged, store: queue.location,
@@ -141,5 +142,10 @@ extension BeaconEngine {
                     consecutiveFailures: status.consecutiveFailures, lastError: status.lastError, deliveryRate: status.deliveryRate,
                     stalledSince: status.stalledSince(at: now, threshold: observer.stallThreshold), lastStatus: status.lastStatus)
             })
+        report.totals = EngineStatusReport.Totals(
+            accepted: totals.accepted, delivered: totals.delivered, requests: totals.requests, bytesSent: totals.bytesSent,
+            batchesSent: totals.batchesSent, retried: totals.retried, split: totals.split, deadLettered: totals.deadLettered,
+            dropped: totals.dropped)
+        return report
     }
 }

@@ -77,6 +77,12 @@ public struct EngineSnapshot: Sendable, Hashable {
         public var delivered: Int = 0
         /// Batches sent successfully.
         public var batchesSent: Int = 0
+        /// Bytes of the request bodies of every batch sent, as sent (compressed when the
+        /// sender compresses), whatever the answer.
+        public var bytesSent: Int = 0
+        /// Requests made: every batch sent, whatever the answer (a batch the enrichment
+        /// filtered out whole makes none).
+        public var requests: Int = 0
         /// Failed sends that will be retried.
         public var retried: Int = 0
         /// Batches split in halves.

@@ -173,6 +173,10 @@ public actor TrackingObserver {
             updateDestination(named: destination) { $0.state = .sending }
         case .batchFinished(let record, _, _):
             batches.prepend(record)
+            if record.outcome != .filtered {  // every other outcome is an answer to a request
+                current.totals.requests &+= 1
+                current.totals.bytesSent &+= max(0, record.bytes)
+            }
             if batches.count > historyLimit { batches.removeLast(batches.count - historyLimit) }
             switch record.outcome {
             case .sent:

@@ -101,4 +101,26 @@ struct TrackingObserverTests {
         await observer.tick()
         #expect(await observer.snapshot.destinations.first?.state == .idle, "nothing left: idle")
     }
+
+    /// Every answered request counts, with its bytes, whatever the outcome; a batch the
+    /// enrichment filtered out whole made no request.
+    @Test func requestsAndBytesSentCountEveryAnswer() async throws {
+        let observer = TrackingObserver(
+            settings: EngineSettings(), depth: QueueDepth(), storePath: "store", endpoint: "test",
+            sleep: { _ in try await Task.sleep(for: .seconds(3600)) })
+        for (index, (outcome, bytes)) in [
+            (BatchOutcome.sent, 100), (.retry, 40), (.split, 7), (.deadLettered, 3), (.paused, 2), (.filtered, 1_000),
+            (.sent, -5),
+        ].enumerated() {
+            var record = Self.record(index)
+            record.outcome = outcome
+            record.bytes = bytes
+            await observer.apply(.batchFinished(record, delivered: 0, deadLettered: 0))
+        }
+        let totals = await observer.snapshot.totals
+        #expect(totals.requests == 6)
+        #expect(totals.bytesSent == 152, "a negative size counts as none; the filtered batch sent nothing")
+        #expect(totals.batchesSent == 2)
+        #expect(totals.retried == 1 && totals.split == 1)
+    }
 }

@@ -26,6 +26,8 @@ public struct EngineStatusReport: Codable, Sendable, Hashable {
     public var destinations: [Destination]
     /// Commands the control channel applied and refused (added by the server).
     public var commands: Commands?
+    /// What this engine did since it started (absent from an engine that does not say).
+    public var totals: Totals?
 
     public init(
         policy: String, batchSize: Int, offline: Bool, depth: Int, deadLetters: Int, deadLettersRetried: Int,
@@ -71,6 +73,43 @@ public struct EngineStatusReport: Codable, Sendable, Hashable {
             self.maxEvents = maxEvents
             self.maxBytes = maxBytes
             self.full = full
+        }
+    }
+
+    /// Counts since the engine started: they begin at zero in each new engine process.
+    public struct Totals: Codable, Sendable, Hashable {
+        /// Events `track` accepted.
+        public var accepted: Int
+        /// Events delivered (a destination acknowledged them).
+        public var delivered: Int
+        /// Requests made to destinations, whatever the answer.
+        public var requests: Int
+        /// Bytes of those requests' bodies, as sent.
+        public var bytesSent: Int
+        /// Batches delivered.
+        public var batchesSent: Int
+        /// Sends that failed and will be retried.
+        public var retried: Int
+        /// Batches split in halves.
+        public var split: Int
+        /// Events moved to the dead-letter table.
+        public var deadLettered: Int
+        /// Events dropped by the overflow policy.
+        public var dropped: Int
+
+        public init(
+            accepted: Int, delivered: Int, requests: Int, bytesSent: Int, batchesSent: Int, retried: Int, split: Int,
+            deadLettered: Int, dropped: Int
+        ) {
+            self.accepted = accepted
+            self.delivered = delivered
+            self.requests = requests
+            self.bytesSent = bytesSent
+            self.batchesSent = batchesSent
+            self.retried = retried
+            self.split = split
+            self.deadLettered = deadLettered
+            self.dropped = dropped
         }
     }
 
