@@ -4,6 +4,7 @@ import PackageDescription
 // Import direction (fixed):
 //   BeaconWire <- Beacon <- BeaconDashboard <- BeaconTerminal <- beacon
 //   BeaconWire <- BeaconCollector <- beacon
+//   BeaconSimulation <- beacon   (scenarios, verdicts, reports and charts: Foundation only)
 // README.md's "Layout" section says what lives in each folder of Sources/ and Tests/.
 let package = Package(
     name: "Beacon",
@@ -13,6 +14,7 @@ let package = Package(
         .library(name: "Beacon", targets: ["Beacon"]),
         .library(name: "BeaconCollector", targets: ["BeaconCollector"]),
         .library(name: "BeaconTesting", targets: ["BeaconTesting"]),
+        .library(name: "BeaconSimulation", targets: ["BeaconSimulation"]),
         .executable(name: "beacon", targets: ["beacon"]),
     ],
     dependencies: [
@@ -68,6 +70,7 @@ let package = Package(
             ]
         ),
         .target(name: "BeaconDashboard", dependencies: ["Beacon", "BeaconWire"]),
+        .target(name: "BeaconSimulation"),
         .target(name: "BeaconTerminal", dependencies: ["BeaconDashboard", "CNCurses"]),
         .target(
             name: "BeaconTesting",
@@ -76,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "beacon",
             dependencies: [
-                "Beacon", "BeaconCollector", "BeaconDashboard", "BeaconTerminal",
+                "Beacon", "BeaconCollector", "BeaconDashboard", "BeaconTerminal", "BeaconSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -114,9 +117,12 @@ let package = Package(
         .testTarget(
             name: "BeaconDashboardTests", dependencies: ["BeaconDashboard", "BeaconTesting"], exclude: ["Golden"]
         ),
+        .testTarget(name: "BeaconSimulationTests", dependencies: ["BeaconSimulation"], exclude: ["Golden"]),
         .testTarget(
             name: "BeaconCLITests",
-            dependencies: ["Beacon", "BeaconTesting", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Beacon", "BeaconTesting", "BeaconSimulation", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             exclude: ["Agent/Fixtures"]
         ),
     ]

@@ -1,0 +1,61 @@
+/// The engine a scenario runs: flush policy, batching, concurrency, queue bounds, durability.
+///
+/// In a file, the `engine` object and each of its keys are optional.
+public struct ScenarioEngine: Sendable, Hashable {
+    /// The flush policy text, 1...200 characters (default `"count 100 or every 1s"`). It is kept
+    /// as written; the runner validates it with the engine's policy parser.
+    public var policy: String
+    /// The most events in one request, 1...10,000 (default 100).
+    public var batchSize: Int
+    /// The most requests in flight at once, 1...64 (default 1).
+    public var maxConcurrentRequests: Int
+    /// The queue's bound in events, 1...100,000,000; `nil` (default) for the engine's own default.
+    public var maxEvents: Int?
+    /// The queue's bound in bytes, 1,024...2^40; `nil` (default) for the engine's own default.
+    public var maxBytes: Int?
+    /// What the queue must survive (default `.processCrash`).
+    public var durability: ScenarioDurability
+
+    /// Creates engine settings; by default those listed on each property.
+    public init(
+        policy: String = ScenarioEngine.defaultPolicy, batchSize: Int = 100, maxConcurrentRequests: Int = 1,
+        maxEvents: Int? = nil, maxBytes: Int? = nil, durability: ScenarioDurability = .processCrash
+    ) {
+        self.policy = policy
+        self.batchSize = batchSize
+        self.maxConcurrentRequests = maxConcurrentRequests
+        self.maxEvents = maxEvents
+        self.maxBytes = maxBytes
+        self.durability = durability
+    }
+
+    /// The policy used when a scenario gives none.
+    public static let defaultPolicy = "count 100 or every 1s"
+
+    static let keys = ["policy", "batchSize", "maxConcurrentRequests", "maxEvents", "maxBytes", "durability"]
+
+    /// Reads the `engine` object; fields in error keep their defaults.
+    init(json node: ScenarioJSON, path: String, decoder: inout ScenarioDecoder) {
+        self.init()
+        guard let fields = decoder.object(node, path: path, expected: "an object of engine settings", known: Self.keys)
+        else { return }
+        policy =
+            decoder.string(
+                fields, "policy", expected: "a flush policy of 1 to 200 characters, such as \"count 100 or every 1s\"",
+                validate: { text in
+                    text.isEmpty ? "found an empty string" : text.count > 200 ? "found \(text.count) characters" : nil
+                }) ?? policy
+        batchSize = decoder.integer(fields, "batchSize", range: 1...10_000, expected: "a whole number of events") ?? batchSize
+        maxConcurrentRequests =
+            decoder.integer(fields, "maxConcurrentRequests", range: 1...64, expected: "a whole number of requests")
+            ?? maxConcurrentRequests
+        maxEvents = decoder.integer(fields, "maxEvents", range: 1...100_000_000, expected: "a whole number of events")
+        maxBytes = decoder.integer(fields, "maxBytes", range: 65_536...(1 << 40), expected: "a whole number of bytes")
+        let choices = ScenarioDurability.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
+        durability =
+            decoder.string(
+                fields, "durability", expected: choices,
+                validate: { ScenarioDurability(rawValue: $0) == nil ? "found \"\(ScenarioJSONReader.clip($0))\"" : nil }
+            ).flatMap(ScenarioDurability.init(rawValue:)) ?? durability
+    }
+}

@@ -1,0 +1,47 @@
+/// A scenario's own expectations, checked against what the run found. Pure: the
+/// expectations and the run's figures in, one check per expectation out, in the order
+/// the format lists them.
+public enum ExpectationCheck {
+    /// A check per expectation the scenario sets.
+    public static func check(
+        _ expect: ScenarioExpectations, totals: SimulationTotals, drain: SimulationDrain
+    ) -> [SimulationCheck] {
+        var checks: [SimulationCheck] = []
+        if let limit = expect.maxDepth {
+            let depth = totals.maxDepth
+            checks.append(
+                SimulationCheck(
+                    name: "maxDepth", holds: depth.map { $0 <= limit } ?? false,
+                    detail: "deepest queue sampled \(depth.map(ReportFormat.count) ?? "unknown (the engine never answered)"); expected at most \(ReportFormat.count(limit))"))
+        }
+        if let limit = expect.drainedWithinSeconds {
+            checks.append(
+                SimulationCheck(
+                    name: "drainedWithinSeconds", holds: drain.seconds.map { $0 <= limit } ?? false,
+                    detail: "\(drain.seconds.map { "drained \(ReportFormat.decimal($0)) s" } ?? "not drained") after the last recovery; expected within \(ReportFormat.seconds(limit))"))
+        }
+        func exactly(_ name: String, _ actual: Int, _ expected: Int?, _ what: String) {
+            guard let expected else { return }
+            checks.append(
+                SimulationCheck(
+                    name: name, holds: actual == expected,
+                    detail: "\(what): \(ReportFormat.count(actual)); expected \(ReportFormat.count(expected))"))
+        }
+        exactly("deadLetters", totals.deadLetters, expect.deadLetters, "dead letters")
+        exactly("duplicatesStored", totals.duplicatesStored, expect.duplicatesStored, "events stored twice")
+        if let limit = expect.duplicatesSent {
+            checks.append(
+                SimulationCheck(
+                    name: "duplicatesSent", holds: totals.duplicatesSent <= limit,
+                    detail: "redeliveries: \(ReportFormat.count(totals.duplicatesSent)); expected at most \(ReportFormat.count(limit))"))
+        }
+        exactly("dropped", totals.dropped, expect.dropped, "events dropped")
+        if let expected = expect.delivered {
+            for (name, count) in totals.delivered.sorted(by: { $0.key < $1.key }) {
+                exactly("delivered:\(name)", count, expected, "events stored at \(name)")
+            }
+        }
+        exactly("refused", totals.inDoubt, expect.refused, "events refused (posted, not acknowledged)")
+        return checks
+    }
+}

@@ -1,0 +1,49 @@
+import BeaconSimulation
+import Testing
+
+/// Each expectation holds at its limit and fails past it, naming itself.
+@Suite struct ExpectationCheckTests {
+    static let totals = SimulationTotals(
+        tracked: 100, delivered: ["main": 99], deadLetters: 1, dropped: 0, duplicatesSent: 4, duplicatesStored: 0,
+        maxDepth: 50)
+    static let drain = SimulationDrain(recoveredAt: 10, seconds: 2.5, emptied: true)
+
+    static func failed(_ expect: ScenarioExpectations, drain: SimulationDrain = Self.drain) -> [String] {
+        ExpectationCheck.check(expect, totals: totals, drain: drain).filter { !$0.holds }.map(\.name)
+    }
+
+    @Test func nothingExpectedChecksNothing() {
+        #expect(ExpectationCheck.check(ScenarioExpectations(), totals: Self.totals, drain: Self.drain).isEmpty)
+    }
+
+    @Test func limitsHoldAtTheEdgeAndFailPastIt() {
+        #expect(Self.failed(ScenarioExpectations(maxDepth: 50)).isEmpty)
+        #expect(Self.failed(ScenarioExpectations(maxDepth: 49)) == ["maxDepth"])
+        #expect(Self.failed(ScenarioExpectations(drainedWithinSeconds: 2.5)).isEmpty)
+        #expect(Self.failed(ScenarioExpectations(drainedWithinSeconds: 0.001)) == ["drainedWithinSeconds"])
+        #expect(Self.failed(ScenarioExpectations(duplicatesSent: 4)).isEmpty)
+        #expect(Self.failed(ScenarioExpectations(duplicatesSent: 3)) == ["duplicatesSent"])
+    }
+
+    @Test func countsMustMatchExactly() {
+        #expect(Self.failed(ScenarioExpectations(deadLetters: 1, duplicatesStored: 0, dropped: 0, delivered: 99)).isEmpty)
+        #expect(Self.failed(ScenarioExpectations(deadLetters: 0)) == ["deadLetters"])
+        #expect(Self.failed(ScenarioExpectations(deadLetters: 2)) == ["deadLetters"])
+        #expect(Self.failed(ScenarioExpectations(delivered: 100)) == ["delivered:main"])
+        #expect(Self.failed(ScenarioExpectations(dropped: 1)) == ["dropped"])
+    }
+
+    @Test func aDrainThatNeverHappenedFailsAndSaysSo() {
+        let never = SimulationDrain(recoveredAt: 10, seconds: nil, emptied: false)
+        let checks = ExpectationCheck.check(ScenarioExpectations(drainedWithinSeconds: 60), totals: Self.totals, drain: never)
+        #expect(checks.map(\.holds) == [false])
+        #expect(checks.first?.detail.contains("not drained") == true)
+    }
+
+    @Test func anUnknownDepthFailsMaxDepth() {
+        var totals = Self.totals
+        totals.maxDepth = nil
+        let checks = ExpectationCheck.check(ScenarioExpectations(maxDepth: 1_000_000), totals: totals, drain: Self.drain)
+        #expect(checks.map(\.holds) == [false])
+    }
+}
