@@ -12,7 +12,7 @@ struct BeaconCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, MonitorCommand.self, CollectorCommand.self, TrackCommand.self, FlushCommand.self,
             StatusCommand.self, CtlCommand.self, DeadCommand.self, AgentCommand.self, SyncCommand.self,
-            BenchCommand.self,
+            BenchCommand.self, SimulateCommand.self,
         ],
         defaultSubcommand: DemoCommand.self
     )

@@ -17,6 +17,7 @@ struct HelpTests {
         ("status", ["--db", "--json", "--batches"]),
         ("ctl", ["--db", "--json", "--timeout-ms", "status", "flush", "offline", "online", "policy", "batch-size"]),
         ("sync", ["--db", "--from", "--timeout"]),
+        ("simulate", ["--json", "--chart", "--watch", "--time-scale", "--seed", "--dir", "FORMAT.md"]),
         ("bench", ["--json", "--events", "--runs", "--memory-events", "--drain-events", "--latency-events", "--gzip-level", "--concurrency"]),
     ]
 

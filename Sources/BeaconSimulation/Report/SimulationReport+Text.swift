@@ -4,42 +4,42 @@ extension SimulationReport {
     public var text: String {
         var lines: [String] = []
         lines.append(
-            "\(scenario)  (seed \(seed), time scale \(ReportFormat.decimal(timeScale))×, \(ReportFormat.decimal(seconds)) s)")
+            "\(scenario)  (seed \(seed), time scale \(SimulationFormat.decimal(timeScale))×, \(SimulationFormat.decimal(seconds)) s)")
         lines.append("")
         let header = ["step", "secs", "tracked", "refused", "stored", "depth", "oldest", "retry", "split", "dead", "reqs", "sent", "drain"]
         var rows = [header]
         for step in steps {
             rows.append([
-                ReportFormat.clip(step.name, to: 16), ReportFormat.decimal(step.seconds),
-                ReportFormat.count(step.tracked), ReportFormat.count(step.refused),
-                ReportFormat.count(step.delivered), step.maxDepth.map(ReportFormat.count) ?? "?",
-                step.oldestPendingSeconds.map { ReportFormat.decimal($0) + "s" } ?? "-",
-                ReportFormat.count(step.retries), ReportFormat.count(step.splits), ReportFormat.count(step.deadLetters),
-                ReportFormat.count(step.requests), ReportFormat.bytes(step.bytesSent),
-                step.drainSeconds.map { ReportFormat.decimal($0) + "s" } ?? "-",
+                SimulationFormat.clip(step.name, to: 16), SimulationFormat.decimal(step.seconds),
+                SimulationFormat.count(step.tracked), SimulationFormat.count(step.refused),
+                SimulationFormat.count(step.delivered), step.maxDepth.map(SimulationFormat.count) ?? "?",
+                step.oldestPendingSeconds.map { SimulationFormat.decimal($0) + "s" } ?? "-",
+                SimulationFormat.count(step.retries), SimulationFormat.count(step.splits), SimulationFormat.count(step.deadLetters),
+                SimulationFormat.count(step.requests), SimulationFormat.bytes(step.bytesSent),
+                step.drainSeconds.map { SimulationFormat.decimal($0) + "s" } ?? "-",
             ])
         }
-        lines += ReportFormat.table(rows)
+        lines += SimulationFormat.table(rows)
         for step in steps where !step.actions.isEmpty {
-            lines.append("  \(ReportFormat.clip(step.name, to: 16)): \(step.actions.joined(separator: ", "))")
+            lines.append("  \(SimulationFormat.clip(step.name, to: 16)): \(step.actions.joined(separator: ", "))")
         }
         lines.append("")
-        let delivered = totals.delivered.sorted { $0.key < $1.key }.map { "\($0.key) \(ReportFormat.count($0.value))" }
+        let delivered = totals.delivered.sorted { $0.key < $1.key }.map { "\($0.key) \(SimulationFormat.count($0.value))" }
         lines.append(
-            "tracked \(ReportFormat.count(totals.tracked)) (\(ReportFormat.count(totals.poison)) poison), refused \(ReportFormat.count(totals.inDoubt)); stored: \(delivered.joined(separator: ", "))")
+            "tracked \(SimulationFormat.count(totals.tracked)) (\(SimulationFormat.count(totals.poison)) poison), refused \(SimulationFormat.count(totals.inDoubt)); stored: \(delivered.joined(separator: ", "))")
         lines.append(
-            "dead letters \(ReportFormat.count(totals.deadLetters)), dropped \(ReportFormat.count(totals.dropped)), redeliveries \(ReportFormat.count(totals.duplicatesSent)), stored twice \(ReportFormat.count(totals.duplicatesStored))")
+            "dead letters \(SimulationFormat.count(totals.deadLetters)), dropped \(SimulationFormat.count(totals.dropped)), redeliveries \(SimulationFormat.count(totals.duplicatesSent)), stored twice \(SimulationFormat.count(totals.duplicatesStored))")
         lines.append(
-            "retries \(ReportFormat.count(totals.retries)), splits \(ReportFormat.count(totals.splits)), requests \(ReportFormat.count(totals.requests)) (\(ReportFormat.bytes(totals.bytesSent))), max depth \(totals.maxDepth.map(ReportFormat.count) ?? "unknown"), restarts \(totals.restarts)")
-        let drained = drain.seconds.map { "drained \(ReportFormat.decimal($0)) s after the last recovery (at \(ReportFormat.decimal(drain.recoveredAt)) s)" }
-            ?? "NOT drained after the last recovery (at \(ReportFormat.decimal(drain.recoveredAt)) s)"
+            "retries \(SimulationFormat.count(totals.retries)), splits \(SimulationFormat.count(totals.splits)), requests \(SimulationFormat.count(totals.requests)) (\(SimulationFormat.bytes(totals.bytesSent))), max depth \(totals.maxDepth.map(SimulationFormat.count) ?? "unknown"), restarts \(totals.restarts)")
+        let drained = drain.seconds.map { "drained \(SimulationFormat.decimal($0)) s after the last recovery (at \(SimulationFormat.decimal(drain.recoveredAt)) s)" }
+            ?? "NOT drained after the last recovery (at \(SimulationFormat.decimal(drain.recoveredAt)) s)"
         lines.append(drained + (drain.emptied ? "; queue empty at the end" : "; events still queued at the end"))
         lines.append("")
         lines.append("invariants")
-        for check in invariants { lines.append(ReportFormat.check(check)) }
+        for check in invariants { lines.append(SimulationFormat.check(check)) }
         if !expectations.isEmpty {
             lines.append("expectations")
-            for check in expectations { lines.append(ReportFormat.check(check)) }
+            for check in expectations { lines.append(SimulationFormat.check(check)) }
         }
         lines.append("")
         let failed = failures.count

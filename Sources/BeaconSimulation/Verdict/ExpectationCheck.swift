@@ -12,20 +12,20 @@ public enum ExpectationCheck {
             checks.append(
                 SimulationCheck(
                     name: "maxDepth", holds: depth.map { $0 <= limit } ?? false,
-                    detail: "deepest queue sampled \(depth.map(ReportFormat.count) ?? "unknown (the engine never answered)"); expected at most \(ReportFormat.count(limit))"))
+                    detail: "deepest queue sampled \(depth.map(SimulationFormat.count) ?? "unknown (the engine never answered)"); expected at most \(SimulationFormat.count(limit))"))
         }
         if let limit = expect.drainedWithinSeconds {
             checks.append(
                 SimulationCheck(
                     name: "drainedWithinSeconds", holds: drain.seconds.map { $0 <= limit } ?? false,
-                    detail: "\(drain.seconds.map { "drained \(ReportFormat.decimal($0)) s" } ?? "not drained") after the last recovery; expected within \(ReportFormat.seconds(limit))"))
+                    detail: "\(drain.seconds.map { "drained \(SimulationFormat.decimal($0)) s" } ?? "not drained") after the last recovery; expected within \(SimulationFormat.seconds(limit))"))
         }
         func exactly(_ name: String, _ actual: Int, _ expected: Int?, _ what: String) {
             guard let expected else { return }
             checks.append(
                 SimulationCheck(
                     name: name, holds: actual == expected,
-                    detail: "\(what): \(ReportFormat.count(actual)); expected \(ReportFormat.count(expected))"))
+                    detail: "\(what): \(SimulationFormat.count(actual)); expected \(SimulationFormat.count(expected))"))
         }
         exactly("deadLetters", totals.deadLetters, expect.deadLetters, "dead letters")
         exactly("duplicatesStored", totals.duplicatesStored, expect.duplicatesStored, "events stored twice")
@@ -33,7 +33,7 @@ public enum ExpectationCheck {
             checks.append(
                 SimulationCheck(
                     name: "duplicatesSent", holds: totals.duplicatesSent <= limit,
-                    detail: "redeliveries: \(ReportFormat.count(totals.duplicatesSent)); expected at most \(ReportFormat.count(limit))"))
+                    detail: "redeliveries: \(SimulationFormat.count(totals.duplicatesSent)); expected at most \(SimulationFormat.count(limit))"))
         }
         exactly("dropped", totals.dropped, expect.dropped, "events dropped")
         if let expected = expect.delivered {

@@ -29,7 +29,7 @@ public enum InvariantCheck {
             SimulationCheck(
                 name: "stored-once:\(name)", holds: repeated.isEmpty,
                 detail: repeated.isEmpty
-                    ? "\(destination.stored.count) events, each stored once"
+                    ? "\(SimulationFormat.count(destination.stored.count)) events, each stored once"
                     : "\(repeated.count) events stored more than once, e.g. \(sample(repeated))"))
 
         let known = evidence.tracked.union(evidence.inDoubt)
@@ -48,7 +48,7 @@ public enum InvariantCheck {
             .sorted()
         let accounted = both.isEmpty && missing.count == destination.dropped && destination.pending == 0
         var detail =
-            "\(evidence.tracked.count) tracked: \(evidence.tracked.count - missing.count) stored or dead-lettered, \(missing.count) missing, \(destination.dropped) dropped by the overflow policy"
+            "\(SimulationFormat.count(evidence.tracked.count)) tracked: \(SimulationFormat.count(evidence.tracked.count - missing.count)) stored or dead-lettered, \(SimulationFormat.count(missing.count)) missing, \(SimulationFormat.count(destination.dropped)) dropped by the overflow policy"
         if destination.pending > 0 { detail += "; \(destination.pending) still queued" }
         if !both.isEmpty { detail += "; \(both.count) both stored and dead-lettered, e.g. \(sample(both))" }
         if missing.count != destination.dropped && !missing.isEmpty { detail += "; missing e.g. \(sample(missing))" }

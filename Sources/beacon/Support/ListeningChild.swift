@@ -4,8 +4,8 @@ import Foundation
 import Glibc
 #endif
 
-/// A server this executable runs for a benchmark, as users run it, in a process of its own:
-/// `beacon collector` (`bench ingest`) or `beacon agent` (`bench agent`), on a free port
+/// A server this executable runs as users run it, in a process of its own: `beacon
+/// collector` (`bench ingest`) or `beacon agent` (`bench agent`, `simulate`), on a free port
 /// of 127.0.0.1. Started with `posix_spawn` (Foundation's `Process` crashes now and then
 /// on this Linux), its standard output read until it says where it listens (`listening on
 /// http://HOST:PORT`), its standard error kept in a log file for when it fails.
@@ -24,10 +24,11 @@ final class ListeningChild: @unchecked Sendable {
 
     /// Starts this executable with `command` (a subcommand that prints its `listening on`
     /// line on stdout, such as ``collector`` plus a store), with `environment` added to this
-    /// process's, and waits until it listens (or exits).
+    /// process's, and waits until it listens (or exits). Its standard error goes to
+    /// `logPath`, after what the file holds when `appending`.
     ///
     /// - Throws: ``CLIError`` when it cannot start or exits before listening (with the end of its log).
-    init(command: [String], environment: [String: String] = [:], logPath: String) async throws {
+    init(command: [String], environment: [String: String] = [:], logPath: String, appending: Bool = false) async throws {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         var pipeEnds: [Int32] = [0, 0]
         let name = "beacon " + (command.first ?? "")
@@ -38,7 +39,7 @@ final class ListeningChild: @unchecked Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
-        posix_spawn_file_actions_addopen(&actions, 2, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, logPath, O_WRONLY | O_CREAT | (appending ? O_APPEND : O_TRUNC), 0o600)
         posix_spawn_file_actions_addclose(&actions, readEnd)
         posix_spawn_file_actions_addclose(&actions, writeEnd)
         let all = [executable] + command
@@ -98,6 +99,15 @@ final class ListeningChild: @unchecked Sendable {
             Thread.detachNewThread { continuation.resume(returning: Self.reap(pid)) }
         }
         watchdog.cancel()
+    }
+
+    /// Kills the server with SIGKILL, as a crash or the OOM killer would, and waits for it.
+    func kill9() async {
+        kill(pid, SIGKILL)
+        let pid = self.pid
+        _ = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: Self.reap(pid)) }
+        }
     }
 
     /// Waits for `pid` to end; its wait status.

@@ -35,7 +35,7 @@ import Testing
         #expect(
             scenario.expect
                 == ScenarioExpectations(
-                    maxDepth: 6000, drainedWithinSeconds: 30, deadLetters: 1, duplicatesStored: 0, dropped: 0))
+                    maxDepth: 6000, drainedWithinSeconds: 30, deadLetters: 2, duplicatesStored: 0, dropped: 0))
         #expect(scenario.expect.duplicatesSent == nil)
         #expect(scenario.expect.delivered == nil)
     }

@@ -33,7 +33,7 @@ enum ScenarioFixtures {
             { "name": "operator", "seconds": 1, "retryNow": true }
           ],
           "drainTimeoutSeconds": 60,
-          "expect": { "maxDepth": 6000, "drainedWithinSeconds": 30, "deadLetters": 1, "duplicatesStored": 0, "dropped": 0 }
+          "expect": { "maxDepth": 6000, "drainedWithinSeconds": 30, "deadLetters": 2, "duplicatesStored": 0, "dropped": 0 }
         }
         """
 

@@ -17,8 +17,9 @@ final class RawHTTPConnection {
     private let port: Int
     private var buffer: [UInt8] = []
 
-    /// Connects to 127.0.0.1:`port`, with Nagle's algorithm off (as AsyncHTTPClient does).
-    init(port: Int) throws {
+    /// Connects to 127.0.0.1:`port`, with Nagle's algorithm off (as AsyncHTTPClient does);
+    /// with `timeoutSeconds`, a send or receive that waits longer fails.
+    init(port: Int, timeoutSeconds: Int? = nil) throws {
         guard (1...65_535).contains(port) else { throw CLIError.runtime("bench: port \(port) is not in 1...65535") }
         let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Self.failure("socket") }
@@ -36,6 +37,11 @@ final class RawHTTPConnection {
         }
         var one: Int32 = 1
         setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        if let timeoutSeconds {
+            var limit = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        }
         socket = descriptor
         self.port = port
     }

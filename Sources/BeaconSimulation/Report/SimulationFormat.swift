@@ -1,8 +1,8 @@
-/// The report's number and table formatting: fixed routines, so the same run prints the
-/// same text.
-enum ReportFormat {
+/// How a simulation words its numbers and tables: fixed routines, so the same run prints
+/// the same text.
+public enum SimulationFormat {
     /// `1234567` → `1,234,567`.
-    static func count(_ value: Int) -> String {
+    public static func count(_ value: Int) -> String {
         let digits = String(value.magnitude)
         var grouped = ""
         for (index, digit) in digits.enumerated() {
@@ -13,7 +13,7 @@ enum ReportFormat {
     }
 
     /// One decimal, rounded half away from zero; `?` for a value that is not finite.
-    static func decimal(_ value: Double) -> String {
+    public static func decimal(_ value: Double) -> String {
         guard value.isFinite, value.magnitude < 1e15 else { return "?" }
         let tenths = (value * 10).rounded()
         let whole = Int64(tenths) / 10  // checked: |value| < 1e15
@@ -23,13 +23,22 @@ enum ReportFormat {
     }
 
     /// `2.5 s`, `0.001 s`: small values keep their digits.
-    static func seconds(_ value: Double) -> String {
+    public static func seconds(_ value: Double) -> String {
         guard value.isFinite else { return "? s" }
         return value >= 0.1 || value == 0 ? decimal(value) + " s" : "\(value) s"
     }
 
+    /// A share as a percentage: `0.3` → `30.0%`.
+    public static func percent(_ share: Double) -> String { decimal(share * 100) + "%" }
+
+    /// A rate or an amount: whole numbers without a fraction (`200`), others with one decimal (`2.5`).
+    public static func amount(_ value: Double) -> String {
+        let text = decimal(value)
+        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+    }
+
     /// Bytes as `512 B`, `1.5 KB`, `12.3 MB` (powers of 1,000).
-    static func bytes(_ value: Int) -> String {
+    public static func bytes(_ value: Int) -> String {
         let magnitude = Double(value)
         if magnitude < 1_000 { return "\(value) B" }
         if magnitude < 1_000_000 { return decimal(magnitude / 1_000) + " KB" }
@@ -38,12 +47,12 @@ enum ReportFormat {
     }
 
     /// `text` cut to `width` characters, with `…` when cut.
-    static func clip(_ text: String, to width: Int) -> String {
+    public static func clip(_ text: String, to width: Int) -> String {
         text.count <= width ? text : String(text.prefix(max(0, width - 1))) + "…"
     }
 
     /// Rows as columns: the first column left-aligned, the others right-aligned.
-    static func table(_ rows: [[String]]) -> [String] {
+    public static func table(_ rows: [[String]]) -> [String] {
         let columns = rows.map(\.count).max() ?? 0
         var widths = Array(repeating: 0, count: columns)
         for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
@@ -56,7 +65,7 @@ enum ReportFormat {
     }
 
     /// `  ok    NAME  detail` or `  FAIL  NAME  detail`.
-    static func check(_ check: SimulationCheck) -> String {
+    public static func check(_ check: SimulationCheck) -> String {
         "  \(check.holds ? "ok  " : "FAIL")  \(check.name)  \(check.detail)"
     }
 }

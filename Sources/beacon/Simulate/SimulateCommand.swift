@@ -1,0 +1,118 @@
+import ArgumentParser
+import BeaconSimulation
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `beacon simulate FILE`: a scripted scenario run headless, checked and reported.
+struct SimulateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Run a scenario: an engine, collectors and a timeline of outages and faults; check nothing was lost.",
+        discussion: """
+            FILE is a JSON scenario (the format: Assets/scenarios/FORMAT.md; examples beside it). \
+            The engine runs as 'beacon agent' in a process of its own over a store in the run's \
+            directory, sending to one collector per destination in this process; the steps cut \
+            the network, inject collector faults, pause destinations, send bursts and poison \
+            events, and kill -9 the engine and start it again. After the steps the faults clear, \
+            the engine is asked to flush, and the queue drains. Then every event tracked must be \
+            stored at each collector once, or dead-lettered with a reason, or dropped by the \
+            overflow policy (events the engine refused are counted as refused), and the \
+            scenario's expectations must hold. The run's files (stores, engine log, tracked ids, \
+            report.json) stay in --dir. Prints a report (--json: as JSON) with a chart; \
+            exit 0 when all checks hold, 1 with the failed ones listed, 2 for a bad file. \
+            Same seed, same events and the same fault draws: counts that timing does not decide \
+            repeat from run to run.
+            """)
+
+    @Argument(help: "The scenario file (JSON).")
+    var file: String
+
+    @Flag(help: "Print the report as JSON (with the timeline) instead of text.")
+    var json = false
+
+    @Option(help: "Write the chart of depth and rates over time as an SVG file.")
+    var chart: String?
+
+    @Flag(help: "Show the run on the dashboard as it happens ('beacon monitor' on the run's store; needs a terminal).")
+    var watch = false
+
+    @Option(
+        name: .customLong("time-scale"), parsing: .unconditional,
+        help: "Run the steps this many times faster (1...1000; overrides the file's timeScale). The engine's backoff and Retry-After still run in real time.")
+    var timeScale: Double?
+
+    @Option(parsing: .unconditional, help: "The seed (overrides the file's).")
+    var seed: UInt64?
+
+    @Option(help: "Keep the run's stores, logs and ids in this directory (new or empty). By default a temporary one, removed after a pass and kept after a failure.")
+    var dir: String?
+
+    @Option(help: "Log level of this process's collectors (a warning per injected fault): trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "error"
+
+    static let timeScales = 1.0...1000.0
+
+    func validate() throws {
+        if let timeScale, !Self.timeScales.contains(timeScale) {
+            throw ValidationError("--time-scale must be 1...1000, not \(timeScale)")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("Unknown --log-level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical.")
+        }
+        if watch && isatty(STDOUT_FILENO) == 0 {
+            throw ValidationError("--watch needs a terminal on standard output; run it in one, or leave --watch out")
+        }
+    }
+
+    func run() async throws {
+        var scenario: Scenario
+        do {
+            scenario = try Scenario.load(path: file)
+        } catch {
+            throw CLIError.badInput(error.described(file: file))
+        }
+        if let seed { scenario.seed = seed }
+        if let problem = SimulationPreflight.problem(in: scenario) { throw CLIError.badInput("\(file): \(problem)") }
+        let directory = try SimulationDirectory.prepare(dir)
+        var logger = Logger(label: "beacon.simulate") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .error
+        var runner = SimulationRunner(
+            scenario: scenario, directory: directory.path, timeScale: timeScale ?? scenario.timeScale, logger: logger)
+        let interrupt = SimulationInterrupt(directory: directory.path)
+        runner.interrupt = interrupt
+        runner.watch = watch
+        let quiet = json || watch  // the dashboard has the terminal
+        runner.progress = { line in
+            guard !quiet else { return }
+            FileHandle.standardError.write(Data("simulate: \(line)\n".utf8))
+        }
+        let report: SimulationReport
+        do {
+            report = try await runner.run()
+        } catch {
+            throw CLIError.runtime("the simulation could not run: \(error); its files are in \(directory.path)")
+        }
+        try SimulationDirectory.record(report, in: directory.path)
+        if let chart {
+            let svg = SimulationChart.svg(report.timeline, title: scenario.name)
+            try OutputFile.write(Array(svg.utf8), to: chart)
+        }
+        if json {
+            print(try SimulationDirectory.json(report))
+        } else {
+            print(report.text)
+            print("")
+            for line in SimulationChart.terminal(report.timeline, width: 78, height: 14) { print(line) }
+        }
+        fflush(nil)
+        guard report.passed else {
+            throw CLIError.runtime(
+                "\(file): \(report.failures.count) checks did not hold: \(report.failures.map(\.name).joined(separator: ", ")); the run's files are in \(directory.path)")
+        }
+        directory.removeIfTemporary()
+    }
+}

@@ -1,0 +1,108 @@
+import BeaconSimulation
+import Foundation
+import Testing
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// `beacon simulate` with a scenario that cannot hold, with bad files and bad flags: exit
+/// 1 naming the failed checks, exit 2 naming the line and the field.
+@Suite struct SimulateInputTests {
+    /// A short scenario: one offline second with a burst, then the drain. `expect` goes in as given.
+    static func scenario(expect: String) -> String {
+        """
+        {
+          "name": "short <outage> & \\"quotes\\"",
+          "seed": 4,
+          "collectors": [ { "name": "main" } ],
+          "steps": [
+            { "name": "offline", "seconds": 1, "rate": 20, "offline": true, "burst": 100 }
+          ],
+          "drainTimeoutSeconds": 20,
+          "expect": \(expect)
+        }
+        """
+    }
+
+    static func write(_ text: String) throws -> String {
+        let path = try BeaconProcess.temporaryDirectory() + "/scenario.json"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func anImpossibleExpectationExitsOneAndNamesIt() async throws {
+        let file = try Self.write(Self.scenario(expect: #"{ "drainedWithinSeconds": 0.001, "maxDepth": 0, "deadLetters": 0 }"#))
+        let directory = try BeaconProcess.temporaryDirectory() + "/run"
+        let chart = try BeaconProcess.temporaryDirectory() + "/chart.svg"
+        let result = try await BeaconProcess.run(
+            ["simulate", file, "--dir", directory, "--chart", chart], stdinBytes: nil, limit: .seconds(120))
+        #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains("2 checks did not hold: maxDepth, drainedWithinSeconds"), "\(result.stderr)")
+        #expect(result.stdout.contains("FAIL  drainedWithinSeconds"), "\(result.stdout)")
+        #expect(result.stdout.contains("ok    deadLetters"), "\(result.stdout)")
+        #expect(result.stdout.contains("FAILED: 2 of"), "\(result.stdout)")
+        // The invariants still hold: a failed expectation is not a lost event.
+        #expect(!result.stdout.contains("FAIL  accounted-for"), "\(result.stdout)")
+        // The chart is written even so, and is well-formed XML naming the step.
+        let svg = try Data(contentsOf: URL(fileURLWithPath: chart))
+        let parser = XMLParser(data: svg)
+        #expect(parser.parse(), "the chart is not well-formed XML")
+        #expect(String(decoding: svg, as: UTF8.self).contains("short &lt;outage&gt; &amp;"))
+        // A failed run keeps its files.
+        #expect(FileManager.default.fileExists(atPath: directory + "/report.json"))
+    }
+
+    @Test(arguments: [
+        // (file text, what stderr must name)
+        ("{\n  \"name\": \"x\",\n  \"collectors\": [ { \"name\": \"main\" } ],,\n}", ":3:"),
+        (scenario(expect: "{}").replacingOccurrences(of: "\"rate\": 20", with: "\"rate\": \"fast\""), ":6:"),
+        (scenario(expect: "{}").replacingOccurrences(of: "\"rate\": 20", with: "\"rate\": 1e300"), "steps[0].rate"),
+        (scenario(expect: "{}").replacingOccurrences(of: "\"rate\": 20", with: "\"rate\": -1"), "steps[0].rate"),
+        (scenario(expect: "{}").replacingOccurrences(of: "\"burst\": 100", with: "\"burst\": 1.5"), "steps[0].burst"),
+        (scenario(expect: "{}").replacingOccurrences(of: "\"seed\": 4", with: "\"seed\": 18446744073709551616"), "seed"),
+        (scenario(expect: "{}").replacingOccurrences(of: "\"offline\": true", with: "\"ofline\": true"), "did you mean 'offline'"),
+        (scenario(expect: #"{ "drainedWithinSeconds": NaN }"#), ":9:"),
+        (scenario(expect: "{}").replacingOccurrences(of: "\"seed\": 4,", with: "\"seed\": 4, \"engine\": { \"policy\": \"sometimes\" },"), "engine.policy"),
+        ("", ":1:"),
+        ("{\"name\": \"a\u{0}b\"}", ":1:"),
+    ])
+    func aMalformedFileExitsTwoNamingTheLine(text: String, named: String) async throws {
+        let file = try Self.write(text)
+        let result = try await BeaconProcess.run(["simulate", file], stdinBytes: nil, limit: .seconds(30))
+        #expect(result.status == 2, "\(text): \(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains(named), "\(text): \(result.stderr)")
+        #expect(result.stderr.contains(file), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func invalidUTF8IsAnErrorWithALine() async throws {
+        let path = try BeaconProcess.temporaryDirectory() + "/scenario.json"
+        try Data([0x7B, 0x0A, 0x22, 0x6E, 0xFF, 0x22, 0x3A, 0x31, 0x7D]).write(to: URL(fileURLWithPath: path))
+        let result = try await BeaconProcess.run(["simulate", path], stdinBytes: nil, limit: .seconds(30))
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains(":2:"), "\(result.stderr)")
+    }
+
+    @Test(arguments: [
+        ["--time-scale", "0"], ["--time-scale", "nan"], ["--time-scale", "1e300"], ["--time-scale", "-5"],
+        ["--seed", "-1"], ["--seed", "1.5"], ["--log-level", "loud"], ["--watch"],
+    ])
+    func badFlagsExitTwo(flags: [String]) async throws {
+        let file = try Self.write(Self.scenario(expect: "{}"))
+        let result = try await BeaconProcess.run(["simulate", file] + flags, stdinBytes: nil, limit: .seconds(30))
+        #expect(result.status == 2, "\(flags): \(result.stderr)")
+        #expect(!result.stderr.isEmpty)
+    }
+
+    @Test func aMissingFileOrABadDirectoryExitsTwo() async throws {
+        let missing = try await BeaconProcess.run(["simulate", "/nonexistent/scenario.json"], stdinBytes: nil)
+        #expect(missing.status == 2 && missing.stderr.contains("/nonexistent/scenario.json"), "\(missing.stderr)")
+        let file = try Self.write(Self.scenario(expect: "{}"))
+        let full = try BeaconProcess.temporaryDirectory()
+        try "x".write(toFile: full + "/left-over", atomically: true, encoding: .utf8)
+        let notEmpty = try await BeaconProcess.run(["simulate", file, "--dir", full], stdinBytes: nil)
+        #expect(notEmpty.status == 2 && notEmpty.stderr.contains("not empty"), "\(notEmpty.stderr)")
+        let aFile = try await BeaconProcess.run(["simulate", file, "--dir", full + "/left-over"], stdinBytes: nil)
+        #expect(aFile.status == 2 && aFile.stderr.contains("is a file"), "\(aFile.stderr)")
+    }
+}
