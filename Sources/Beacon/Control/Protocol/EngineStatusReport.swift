@@ -26,7 +26,7 @@ public struct EngineStatusReport: Codable, Sendable, Hashable {
     public var destinations: [Destination]
     /// Commands the control channel applied and refused (added by the server).
     public var commands: Commands?
-    /// What this engine did since it started (absent from an engine that does not say).
+    /// What the engine counted (absent from an engine that does not say).
     public var totals: Totals?
 
     public init(
@@ -76,11 +76,13 @@ public struct EngineStatusReport: Codable, Sendable, Hashable {
         }
     }
 
-    /// Counts since the engine started: they begin at zero in each new engine process.
+    /// What the engine counted. Requests, bytes, batches, retries and splits count since
+    /// this engine started (from zero in each new process); events accepted, delivered,
+    /// dead-lettered and dropped count over the store's life.
     public struct Totals: Codable, Sendable, Hashable {
-        /// Events `track` accepted.
+        /// Events `track` accepted (over the store's life).
         public var accepted: Int
-        /// Events delivered (a destination acknowledged them).
+        /// Events delivered: acknowledged by every destination (over the store's life).
         public var delivered: Int
         /// Requests made to destinations, whatever the answer.
         public var requests: Int
@@ -92,9 +94,9 @@ public struct EngineStatusReport: Codable, Sendable, Hashable {
         public var retried: Int
         /// Batches split in halves.
         public var split: Int
-        /// Events moved to the dead-letter table.
+        /// Events moved to the dead-letter table (over the store's life).
         public var deadLettered: Int
-        /// Events dropped by the overflow policy.
+        /// Events dropped by the overflow policy (over the store's life).
         public var dropped: Int
 
         public init(

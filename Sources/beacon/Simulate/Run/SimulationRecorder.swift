@@ -20,7 +20,8 @@ struct SimulationRecorder {
         var tracked: Int
     }
 
-    /// Engine counts, summed over its processes.
+    /// Engine counts over the run: requests, bytes, retries and splits summed over its
+    /// processes (each counts from zero); dead letters as the store counts them, over its life.
     struct EngineCounts {
         var retries = 0
         var splits = 0
@@ -78,6 +79,8 @@ struct SimulationRecorder {
     private var currentProcess = EngineCounts()
     private var stepStartCounts = EngineCounts()
     private var stepStartStored = 0
+    /// The store's dead letters over its life, as last reported.
+    private var lifetimeDeadLettered = 0
 
     /// The engine's status at the last sample (`nil`: it did not answer).
     var lastStatus: EngineStatusReport? { last?.status }
@@ -92,6 +95,12 @@ struct SimulationRecorder {
         stepStartStored = last?.stored ?? 0
     }
 
+    /// Adds a note to the open step's actions (a command the engine did not apply).
+    mutating func note(_ text: String) {
+        guard let index = steps.indices.last else { return }
+        steps[index].actions.append(text)
+    }
+
     /// Marks a one-shot action (a kill, a burst) on the timeline.
     mutating func mark(_ label: String, at time: Double) {
         marks.append(SimulationTimeline.Mark(time: time, label: label))
@@ -104,13 +113,18 @@ struct SimulationRecorder {
 
     /// The engine process ended (killed): its counts are kept, the next one counts from zero.
     mutating func engineRestarted() {
+        currentProcess.deadLettered = 0  // the store's lifetime count: the next process reports it whole
         endedProcesses = endedProcesses + currentProcess
         currentProcess = EngineCounts()
+        currentProcess.deadLettered = lifetimeDeadLettered
     }
 
     /// Takes one observation into the timeline, the open step and the pending recoveries.
     mutating func record(_ observation: Observation) {
-        if let totals = observation.status?.totals { currentProcess = EngineCounts(totals) }
+        if let totals = observation.status?.totals {
+            currentProcess = EngineCounts(totals)
+            lifetimeDeadLettered = totals.deadLettered
+        }
         let depth = observation.status?.queue.events
         var tracked = 0.0
         var delivered = 0.0

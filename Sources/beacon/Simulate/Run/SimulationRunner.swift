@@ -96,14 +96,14 @@ struct SimulationRunner {
                 feeder.resume(port: port)
             }
             try collectors.apply(step)
-            _ = await engine.send(step.offline ? .offline : .online)
+            await command(step.offline ? .offline : .online, engine: engine, recorder: &recorder)
             let nowPaused = Set(step.paused)
-            for name in nowPaused.subtracting(paused).sorted() { _ = await engine.send(.pause(destination: name)) }
-            for name in paused.subtracting(nowPaused).sorted() { _ = await engine.send(.resume(destination: name)) }
-            if step.kill { for name in nowPaused.sorted() { _ = await engine.send(.pause(destination: name)) } }
+            for name in nowPaused.subtracting(paused).sorted() { await command(.pause(destination: name), engine: engine, recorder: &recorder) }
+            for name in paused.subtracting(nowPaused).sorted() { await command(.resume(destination: name), engine: engine, recorder: &recorder) }
+            if step.kill { for name in nowPaused.sorted() { await command(.pause(destination: name), engine: engine, recorder: &recorder) } }
             paused = nowPaused
             if step.retryNow {
-                _ = await engine.send(.retryNow(destination: nil))
+                await command(.retryNow(destination: nil), engine: engine, recorder: &recorder)
                 recorder.mark("retry now", at: elapsed())
             }
             let healthy = condition == .healthy
@@ -132,9 +132,9 @@ struct SimulationRunner {
         progress("drain: waiting for the queue to empty (at most \(SimulationFormat.amount(scenario.drainTimeoutSeconds)) s)")
         recorder.begin(StepReport(name: "drain", start: drainStart, seconds: 0, condition: .drain, actions: ["faults cleared, online, resumed, flush"]))
         try collectors.heal()
-        _ = await engine.send(.online)
-        for name in paused.sorted() { _ = await engine.send(.resume(destination: name)) }
-        _ = await engine.send(.flush)  // as `beacon ctl flush`: a manual policy drains too
+        await command(.online, engine: engine, recorder: &recorder)
+        for name in paused.sorted() { await command(.resume(destination: name), engine: engine, recorder: &recorder) }
+        await command(.flush, engine: engine, recorder: &recorder)  // as `beacon ctl flush`: a manual policy drains too
         // The last recovery: the start of the last run of healthy steps after an outage
         // (already being timed), or now, when the last step had an outage or none had one.
         if !wasHealthy || recorder.recoveries.isEmpty {
@@ -155,6 +155,15 @@ struct SimulationRunner {
         }
         recorder.end(at: elapsed(), counts: nil)
         return emptied
+    }
+
+    /// Sends a step's command to the engine; one it does not apply (no answer in time, or
+    /// a refusal) is logged and written into the step's actions, so the report never
+    /// claims a step that did not happen.
+    private func command(_ command: ControlCommand, engine: SimulatedEngine, recorder: inout SimulationRecorder) async {
+        guard await engine.send(command) == nil else { return }
+        logger.warning("the engine did not apply a step's command", metadata: ["command": "\(command.name)"])
+        recorder.note("\(command.name) NOT applied: the engine did not answer or refused")
     }
 
     private func stop(_ monitor: SimulationWatch?) async {
