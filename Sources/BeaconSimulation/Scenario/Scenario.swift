@@ -74,9 +74,15 @@ public struct Scenario: Sendable, Hashable {
     /// Throws the error earliest in the document: a syntax error, a field of the wrong type,
     /// out of range, unknown or missing, or a broken cross-check (unknown collector, shares over
     /// 1, too many events, too long a timeline).
-    public static func parse(_ bytes: [UInt8]) throws(ScenarioError) -> Scenario {
+    ///
+    /// - Parameter checkPolicy: the engine's reading of `engine.policy` (a problem in
+    ///   words, or `nil`), so that a policy it cannot read is an error with its line.
+    public static func parse(
+        _ bytes: [UInt8], checkPolicy: (@Sendable (String) -> String?)? = nil
+    ) throws(ScenarioError) -> Scenario {
         let root = try ScenarioJSONReader.read(bytes)
         var decoder = ScenarioDecoder()
+        decoder.checkPolicy = checkPolicy
         let scenario = Scenario(json: root, decoder: &decoder)
         if let error = decoder.firstError { throw error }
         return scenario
@@ -84,8 +90,10 @@ public struct Scenario: Sendable, Hashable {
 
     /// Reads the scenario file at `path`. A missing or unreadable file throws an error with
     /// line 0 that says why.
-    public static func load(path: String) throws(ScenarioError) -> Scenario {
-        try parse(readFile(path: path))
+    public static func load(
+        path: String, checkPolicy: (@Sendable (String) -> String?)? = nil
+    ) throws(ScenarioError) -> Scenario {
+        try parse(readFile(path: path), checkPolicy: checkPolicy)
     }
 
     /// The first bytes of a file, at most one more than ``maxFileBytes`` (enough for `parse`

@@ -4,6 +4,10 @@
 /// Readers never fail: a missing or wrong field is recorded and its default returned, so one
 /// pass visits the whole document and the error reported does not depend on decoding order.
 struct ScenarioDecoder {
+    /// The engine's own reading of a flush policy: a problem in words, or `nil` when it
+    /// reads (`nil` check: any text of the right length passes).
+    var checkPolicy: (@Sendable (String) -> String?)?
+
     /// The members of one JSON object, by key, with the object's path and position.
     struct Fields {
         var path: String

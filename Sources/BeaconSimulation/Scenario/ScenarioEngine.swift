@@ -39,11 +39,14 @@ public struct ScenarioEngine: Sendable, Hashable {
         self.init()
         guard let fields = decoder.object(node, path: path, expected: "an object of engine settings", known: Self.keys)
         else { return }
+        let checkPolicy = decoder.checkPolicy
         policy =
             decoder.string(
                 fields, "policy", expected: "a flush policy of 1 to 200 characters, such as \"count 100 or every 1s\"",
                 validate: { text in
-                    text.isEmpty ? "found an empty string" : text.count > 200 ? "found \(text.count) characters" : nil
+                    if text.isEmpty { return "found an empty string" }
+                    if text.count > 200 { return "found \(text.count) characters" }
+                    return checkPolicy?(text).map { "found \"\(ScenarioJSONReader.clip(text))\", which the engine does not read: \($0)" }
                 }) ?? policy
         batchSize = decoder.integer(fields, "batchSize", range: 1...10_000, expected: "a whole number of events") ?? batchSize
         maxConcurrentRequests =

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Beacon
 import BeaconSimulation
 import Foundation
 import Logging
@@ -63,6 +64,15 @@ struct SimulateCommand: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("Unknown --log-level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical.")
         }
+        if let chart {
+            // Checked before the run, so a typo does not cost the run its chart.
+            let folder = URL(fileURLWithPath: chart).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--chart \(chart): the folder \(folder) does not exist")
+            }
+            guard !chart.hasSuffix("/") else { throw ValidationError("--chart \(chart) names a folder; give a file, such as run.svg") }
+        }
         if watch && isatty(STDOUT_FILENO) == 0 {
             throw ValidationError("--watch needs a terminal on standard output; run it in one, or leave --watch out")
         }
@@ -71,12 +81,18 @@ struct SimulateCommand: AsyncParsableCommand {
     func run() async throws {
         var scenario: Scenario
         do {
-            scenario = try Scenario.load(path: file)
+            scenario = try Scenario.load(path: file) { text in
+                do {
+                    _ = try FlushPolicy(parsing: text)
+                    return nil
+                } catch {
+                    return "\(error)"
+                }
+            }
         } catch {
             throw CLIError.badInput(error.described(file: file))
         }
         if let seed { scenario.seed = seed }
-        if let problem = SimulationPreflight.problem(in: scenario) { throw CLIError.badInput("\(file): \(problem)") }
         let directory = try SimulationDirectory.prepare(dir)
         var logger = Logger(label: "beacon.simulate") { label in StreamLogHandler.standardError(label: label) }
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .error
@@ -96,11 +112,7 @@ struct SimulateCommand: AsyncParsableCommand {
         } catch {
             throw CLIError.runtime("the simulation could not run: \(error); its files are in \(directory.path)")
         }
-        try SimulationDirectory.record(report, in: directory.path)
-        if let chart {
-            let svg = SimulationChart.svg(report.timeline, title: scenario.name)
-            try OutputFile.write(Array(svg.utf8), to: chart)
-        }
+        // The report first: a file that cannot be written afterwards does not hide it.
         if json {
             print(try SimulationDirectory.json(report))
         } else {
@@ -109,6 +121,11 @@ struct SimulateCommand: AsyncParsableCommand {
             for line in SimulationChart.terminal(report.timeline, width: 78, height: 14) { print(line) }
         }
         fflush(nil)
+        try SimulationDirectory.record(report, in: directory.path)
+        if let chart {
+            let svg = SimulationChart.svg(report.timeline, title: scenario.name)
+            try OutputFile.write(Array(svg.utf8), to: chart)
+        }
         guard report.passed else {
             throw CLIError.runtime(
                 "\(file): \(report.failures.count) checks did not hold: \(report.failures.map(\.name).joined(separator: ", ")); the run's files are in \(directory.path)")

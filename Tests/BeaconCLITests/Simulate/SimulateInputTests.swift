@@ -63,6 +63,7 @@ import FoundationXML
         (scenario(expect: "{}").replacingOccurrences(of: "\"offline\": true", with: "\"ofline\": true"), "did you mean 'offline'"),
         (scenario(expect: #"{ "drainedWithinSeconds": NaN }"#), ":9:"),
         (scenario(expect: "{}").replacingOccurrences(of: "\"seed\": 4,", with: "\"seed\": 4, \"engine\": { \"policy\": \"sometimes\" },"), "engine.policy"),
+        (scenario(expect: "{}").replacingOccurrences(of: "\"seed\": 4,", with: "\"seed\": 4, \"engine\": { \"policy\": \"sometimes\" },"), ":3:"),
         ("", ":1:"),
         ("{\"name\": \"a\u{0}b\"}", ":1:"),
     ])
@@ -85,7 +86,8 @@ import FoundationXML
 
     @Test(arguments: [
         ["--time-scale", "0"], ["--time-scale", "nan"], ["--time-scale", "1e300"], ["--time-scale", "-5"],
-        ["--seed", "-1"], ["--seed", "1.5"], ["--log-level", "loud"], ["--watch"],
+        ["--seed", "-1"], ["--seed", "1.5"], ["--log-level", "loud"], ["--watch"], ["--chart", "/nonexistent/run.svg"],
+        ["--chart", "/tmp/"],
     ])
     func badFlagsExitTwo(flags: [String]) async throws {
         let file = try Self.write(Self.scenario(expect: "{}"))

@@ -161,17 +161,25 @@ final class EventFeeder: @unchecked Sendable {
         let batch = JSONValue.object([
             "batch": .array(due.map { events.event($0.serial, step: $0.step, stepName: $0.stepName, poison: $0.poison) })
         ])
+        let body = batch.jsonBytes
         var outcome: String?
-        do {
-            let connection = try condition.withLock { self.connection } ?? RawHTTPConnection(port: port, timeoutSeconds: Self.answerTimeoutSeconds)
-            condition.withLock { self.connection = connection }
-            let response = try connection.post("/v1/batch", body: batch.jsonBytes, gzip: false)
-            if response.status != 200 {
-                outcome = "HTTP \(response.status): \(String(decoding: response.body.prefix(200), as: UTF8.self))"
+        // A kept-alive connection the server closed while idle fails at once: such a
+        // failure is tried again once on a new connection (the collector downstream stores
+        // each messageId once, so even a post that did arrive cannot be stored twice).
+        for attempt in 1...2 {
+            let kept = condition.withLock { self.connection }
+            do {
+                let connection = try kept ?? RawHTTPConnection(port: port, timeoutSeconds: Self.answerTimeoutSeconds)
+                condition.withLock { self.connection = connection }
+                let response = try connection.post("/v1/batch", body: body, gzip: false)
+                outcome = response.status == 200
+                    ? nil : "HTTP \(response.status): \(String(decoding: response.body.prefix(200), as: UTF8.self))"
+                break
+            } catch {
+                condition.withLock { self.connection = nil }
+                outcome = "\(error)"
+                if kept == nil || attempt == 2 { break }
             }
-        } catch {
-            condition.withLock { self.connection = nil }
-            outcome = "\(error)"
         }
         condition.withLock {
             for event in due {
