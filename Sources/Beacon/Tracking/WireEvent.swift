@@ -125,6 +125,15 @@ public struct WireEvent: Sendable, Hashable {
         }
     }
 
+    /// The fields as they are (the checked path, ``init(checkedJSON:messageId:type:namesItsType:name:timestamp:maxEventBytes:)``).
+    init(messageId: String, type: String, name: String?, timestamp: Timestamp?, json: [UInt8]) {
+        self.messageId = messageId
+        self.type = type
+        self.name = name
+        self.timestamp = timestamp
+        self.json = json
+    }
+
     private static func messageId(in object: [String: JSONValue]) throws(TrackingError) -> String {
         guard let value = object["messageId"], value != .null else {
             throw .missingField(field: "messageId", example: #"{"messageId": "0190f5c2-…"}"#)

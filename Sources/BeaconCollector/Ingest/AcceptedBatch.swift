@@ -31,7 +31,7 @@ public struct AcceptedBatch: Sendable {
                     userId: text.string(fields.userId),
                     anonymousId: text.string(fields.anonymousId),
                     timestamp: text.string(fields.timestamp?.hasText == true ? fields.timestamp : fields.originalTimestamp),
-                    json: Array(text.bytes(item.range)))
+                    json: Array(text.bytes(item.range)), namesItsType: fields.type?.kind == .string)
             }
         }
     }

@@ -8,6 +8,9 @@ public struct AcceptedEvent: Sendable, Hashable {
     /// The Segment call type (`track`, `identify`, ...): the event's own, or the route's
     /// default when it names none.
     public var type: String
+    /// Whether the event's JSON names its type (a `type` string); when not, ``type`` is
+    /// the route's default and the JSON has none.
+    public var namesItsType: Bool
     /// The event name (`event` for track, `name` for the others), if any.
     public var name: String?
     /// The user id, if any.
@@ -22,10 +25,11 @@ public struct AcceptedEvent: Sendable, Hashable {
     /// Creates an event.
     public init(
         messageId: String, type: String, name: String?, userId: String?, anonymousId: String?, timestamp: String?,
-        json: [UInt8]
+        json: [UInt8], namesItsType: Bool = true
     ) {
         self.messageId = messageId
         self.type = type
+        self.namesItsType = namesItsType
         self.name = name
         self.userId = userId
         self.anonymousId = anonymousId

@@ -29,8 +29,11 @@ struct AgentIngestStore: CollectorStore {
         var bytes = 0
         for (index, accepted) in batch.events.enumerated() {
             do {
+                // The collector's ingest made WireEvent's checks already: only the size is checked again.
                 let event = try WireEvent(
-                    json: accepted.json, defaultType: accepted.type, maxEventBytes: tracker.validator.maxEventBytes)
+                    checkedJSON: accepted.json, messageId: accepted.messageId, type: accepted.type,
+                    namesItsType: accepted.namesItsType, name: accepted.name, timestamp: accepted.timestamp,
+                    maxEventBytes: tracker.validator.maxEventBytes)
                 bytes += event.json.count
                 events.append(event)
             } catch {

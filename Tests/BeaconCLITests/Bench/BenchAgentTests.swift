@@ -6,7 +6,7 @@ import Testing
 /// a `beacon agent` process on 127.0.0.1 takes the clients' batches, the raw insert of the
 /// same rows is the baseline, and each figure carries its runs, baseline, ratio, verdict
 /// and load average. Bad flags are refused before anything starts.
-@Suite("bench agent", .timeLimit(.minutes(3)))
+@Suite("bench agent", .serialized, .timeLimit(.minutes(3)))
 struct BenchAgentTests {
     @Test("Out-of-range and malformed flags are refused with exit 2, naming the flag", arguments: [
         (["--clients", "0"], "--clients"), (["--clients", "257"], "--clients"), (["--clients", "NaN"], "--clients"),

@@ -1,0 +1,103 @@
+import Beacon
+import BeaconCollector
+import BeaconTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// `beacon agent` queues what its ingest accepted through ``WireEvent``'s checked path,
+/// without reading the JSON again. That is only right if the checked path gives exactly
+/// what the full reading gives for every event the collector accepts: the same type,
+/// messageId, name, timestamp and bytes. Each event here goes through a real collector's
+/// ingest over HTTP, and both ways are compared.
+@Suite struct AcceptedEventWireTests {
+    /// Events of every shape the ingest takes: each call type, with and without its own
+    /// type, times as ISO text, as milliseconds and absent, escapes, numbers as ids.
+    static let events: [(route: String, json: String)] = [
+        ("/v1/batch", #"{"type":"track","event":"Signed Up","messageId":"m-1","userId":"u-1","timestamp":"2026-11-27T10:00:00.123Z"}"#),
+        ("/v1/batch", #"{"type":"track","event":"Tab\tbed \u00e9 \ud83d\ude00","messageId":"m-2","anonymousId":"a","properties":{"x":[1,2.5,null,true]}}"#),
+        ("/v1/batch", #"{"type":"page","name":"Home","messageId":"m-3","userId":42,"originalTimestamp":"2026-11-27T10:00:00Z"}"#),
+        ("/v1/batch", #"{"type":"screen","name":"Cart","messageId":"m-4","userId":"u","timestamp":1764237600123}"#),
+        ("/v1/batch", #"{"type":"identify","messageId":"m-5","userId":"u","traits":{"name":"A"},"name":"ignored"}"#),
+        ("/v1/batch", #"{"type":"group","groupId":"g","messageId":"m-6","anonymousId":"a","timestamp":null,"originalTimestamp":"2026-01-01T00:00:00.000+02:00"}"#),
+        ("/v1/batch", #"{"type":"alias","previousId":"p","messageId":"m-7","userId":"u","context":{"ip":"1.2.3.4"}}"#),
+        ("/v1/batch", #"{"event":"No Type","messageId":"m-8","userId":"u"}"#),
+        ("/v1/batch", #"{"type":null,"event":"Null Type","messageId":"m-9","userId":"u"}"#),
+        ("/v1/identify", #"{"messageId":"m-10","userId":"u","traits":{}}"#),
+        ("/v1/track", #"{"event":"Route Default","messageId":"m-11","anonymousId":"a","sentAt":"2026-11-27T10:00:00Z"}"#),
+        ("/v1/batch", #"{ "type" : "track" , "event" : "Spaced" , "messageId" : "m-12" , "userId" : "u" }"#),
+        ("/v1/batch", #"{"type":"track","event":"Escaped \"id\"","messageId":"m-\u0031\/3","userId":"u"}"#),
+    ]
+
+    @Test func theCheckedPathGivesWhatTheFullReadingGives() async throws {
+        let store = RecordingStore()
+        try await withCollector(store: store) { port in
+            for (route, json) in Self.events {
+                let body = route == "/v1/batch" ? "{\"batch\":[\(json)]}" : json
+                let status = try await post(Array(body.utf8), to: route, port: port)
+                #expect(status == 200, "\(route) \(json)")
+            }
+        }
+        let accepted = store.events
+        #expect(accepted.count == Self.events.count)
+        for event in accepted {
+            let full = try WireEvent(json: event.json, defaultType: event.type)
+            let checked = try WireEvent(
+                checkedJSON: event.json, messageId: event.messageId, type: event.type, namesItsType: event.namesItsType,
+                name: event.name, timestamp: event.timestamp)
+            #expect(checked == full, "\(String(decoding: event.json, as: UTF8.self))")
+        }
+        #expect(accepted.filter { !$0.namesItsType }.count == 4, "m-8, m-9, m-10 and m-11 name no type of their own")
+    }
+
+    @Test func onlyTheSizeIsCheckedAgainAndOddCasesTakeTheFullPath() throws {
+        let json = Array(#"{"type":"track","event":"E","messageId":"m","userId":"u"}"#.utf8)
+        #expect(throws: TrackingError.self) {
+            try WireEvent(checkedJSON: json, messageId: "m", type: "track", namesItsType: true, name: "E", timestamp: nil, maxEventBytes: 10)
+        }
+        // A timestamp that does not read goes the whole way, which names the problem.
+        let badTime = Array(#"{"type":"track","event":"E","messageId":"m","userId":"u","timestamp":"yesterday"}"#.utf8)
+        #expect(throws: TrackingError.self) {
+            try WireEvent(checkedJSON: badTime, messageId: "m", type: "track", namesItsType: true, name: "E", timestamp: "yesterday")
+        }
+        // Milliseconds past the year 9999 are not a time: the full path reads the JSON (which has none).
+        let late = try WireEvent(checkedJSON: json, messageId: "m", type: "track", namesItsType: true, name: "E", timestamp: "999999999999999")
+        #expect(late.timestamp == nil)
+        let edge = try WireEvent(checkedJSON: json, messageId: "m", type: "track", namesItsType: true, name: "E", timestamp: "253402300799999")
+        #expect(edge.timestamp?.millisecondsSince1970 == 253_402_300_799_999)
+        // An event without its own type gets it written into its JSON, as the full reading does.
+        let untyped = Array(#"{"event":"E","messageId":"m","userId":"u"}"#.utf8)
+        let written = try WireEvent(checkedJSON: untyped, messageId: "m", type: "track", namesItsType: false, name: "E", timestamp: nil)
+        #expect(String(decoding: written.json, as: UTF8.self).contains(#""type":"track""#))
+    }
+}
+
+/// A collector store that keeps every accepted event.
+private final class RecordingStore: CollectorStore, Sendable {
+    private let recorded = Mutex<[AcceptedEvent]>([])
+    var events: [AcceptedEvent] { recorded.withLock { $0 } }
+
+    func insert(_ batch: AcceptedBatch) async throws -> StoreInsertResult {
+        let events = batch.events
+        recorded.withLock { $0 += events }
+        return StoreInsertResult(stored: events.count, duplicates: 0)
+    }
+    func totals() async throws -> StoreTotals { StoreTotals(store: "test", events: 0, batches: 0) }
+    func count() async throws -> Int { 0 }
+    func messageIds() async throws -> [String] { [] }
+    func messageIdBytes() async throws -> [[UInt8]] { [] }
+    func events(limit: Int) async throws -> [StoredEvent] { [] }
+    func health() async -> StoreHealth { .embedded }
+    func run() async {}
+}
+
+private func withCollector(store: RecordingStore, _ body: @Sendable (Int) async throws -> Void) async throws {
+    let collector = try Collector(configuration: CollectorConfiguration(), store: store)
+    try await collector.withRunning { port in try await body(port) }
+}
+
+private func post(_ body: [UInt8], to path: String, port: Int) async throws -> Int {
+    try await withClient(port: port) { client in
+        try await call(client, .post, path, body: body).status
+    }
+}
