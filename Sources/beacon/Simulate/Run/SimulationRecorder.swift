@@ -166,12 +166,11 @@ struct SimulationRecorder {
         last = observation
     }
 
-    /// Closes the open step at `time` with the feeder's counts for it.
-    mutating func end(at time: Double, counts: EventFeeder.StepCounts?) {
+    /// Closes the open step at `time` (its tracked and refused counts come at the end,
+    /// from ``settle(counts:)``).
+    mutating func end(at time: Double) {
         guard let index = steps.indices.last else { return }
         steps[index].seconds = max(0, time - steps[index].start)
-        steps[index].tracked = counts?.tracked ?? 0
-        steps[index].refused = counts?.refused ?? 0
     }
 
     /// Writes the feeder's final per-step counts (events of a step may be posted after it).

@@ -124,7 +124,7 @@ struct SimulationRunner {
                 feeder.schedule(.init(step: index, stepName: step.name, poison: false, first: stepStart, interval: real / count, count: count))
             }
             try await sample(until: stepStart + real, engine: engine, collectors: collectors, feeder: feeder, recorder: &recorder, elapsed: elapsed)
-            recorder.end(at: elapsed(), counts: nil)
+            recorder.end(at: elapsed())
         }
 
         // The drain: the world heals, nothing new is tracked, the queue empties or the run times out.
@@ -153,7 +153,7 @@ struct SimulationRunner {
                 break
             }
         }
-        recorder.end(at: elapsed(), counts: nil)
+        recorder.end(at: elapsed())
         return emptied
     }
 
