@@ -71,7 +71,11 @@ struct SimulateCommand: AsyncParsableCommand {
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw ValidationError("--chart \(chart): the folder \(folder) does not exist")
             }
-            guard !chart.hasSuffix("/") else { throw ValidationError("--chart \(chart) names a folder; give a file, such as run.svg") }
+            var isFolder: ObjCBool = false
+            let existingFolder = FileManager.default.fileExists(atPath: chart, isDirectory: &isFolder) && isFolder.boolValue
+            guard !chart.hasSuffix("/"), !existingFolder else {
+                throw ValidationError("--chart \(chart) names a folder; give a file, such as run.svg")
+            }
         }
         if watch && isatty(STDOUT_FILENO) == 0 {
             throw ValidationError("--watch needs a terminal on standard output; run it in one, or leave --watch out")

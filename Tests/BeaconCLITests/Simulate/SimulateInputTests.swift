@@ -87,7 +87,7 @@ import FoundationXML
     @Test(arguments: [
         ["--time-scale", "0"], ["--time-scale", "nan"], ["--time-scale", "1e300"], ["--time-scale", "-5"],
         ["--seed", "-1"], ["--seed", "1.5"], ["--log-level", "loud"], ["--watch"], ["--chart", "/nonexistent/run.svg"],
-        ["--chart", "/tmp/"],
+        ["--chart", "/tmp/"], ["--chart", "/tmp"],
     ])
     func badFlagsExitTwo(flags: [String]) async throws {
         let file = try Self.write(Self.scenario(expect: "{}"))
