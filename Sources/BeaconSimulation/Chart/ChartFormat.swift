@@ -10,7 +10,7 @@ enum ChartFormat {
         if value <= Double(range.lowerBound) { return range.lowerBound }
         // Double(Int.max) rounds up to 2^63, so `>=` also catches values just past it.
         if value >= Double(range.upperBound) { return range.upperBound }
-        return Int(value)
+        return Int(value)  // checked: not NaN, strictly inside range, so it fits an Int
     }
 
     /// `value` with at most one decimal: "12", "12.5", "-3". Non-finite values give "0";
@@ -44,15 +44,7 @@ enum ChartFormat {
 
     /// `value` with thousands separators: "4,012". Values of a billion and more go compact.
     static func grouped(_ value: Int) -> String {
-        guard value.magnitude < 1_000_000_000 else { return compact(Double(value)) }
-        var digits = String(value.magnitude)
-        var groups: [Substring] = []
-        while digits.count > 3 {
-            groups.insert(digits.suffix(3), at: 0)
-            digits.removeLast(3)
-        }
-        groups.insert(Substring(digits), at: 0)
-        return (value < 0 ? "-" : "") + groups.joined(separator: ",")
+        value.magnitude < 1_000_000_000 ? SimulationFormat.count(value) : compact(Double(value))
     }
 
     /// A time label: seconds ("30s", "1.5s"), or m:ss ("2:05") when `minutes` is true.

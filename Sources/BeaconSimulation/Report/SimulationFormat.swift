@@ -33,8 +33,8 @@ public enum SimulationFormat {
 
     /// A rate or an amount: whole numbers without a fraction (`200`), others with one decimal (`2.5`).
     public static func amount(_ value: Double) -> String {
-        let text = decimal(value)
-        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+        guard value.isFinite, value.magnitude < 1e15 else { return "?" }
+        return ChartFormat.decimal(value)
     }
 
     /// Bytes as `512 B`, `1.5 KB`, `12.3 MB` (powers of 1,000).

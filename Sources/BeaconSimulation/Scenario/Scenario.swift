@@ -110,7 +110,7 @@ public struct Scenario: Sendable, Hashable {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw failure("it cannot be opened (permission denied?)")
         }
-        defer { try? handle.close() }
+        defer { try? handle.close() }  // read-only: a failed close loses nothing
         do {
             return [UInt8](try handle.read(upToCount: maxFileBytes + 1) ?? Data())
         } catch {

@@ -1,6 +1,10 @@
 import BeaconSimulation
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where a run keeps its stores, logs and ids: a directory the user names (new or empty),
 /// or a temporary one removed after a pass.
 struct SimulationDirectory {
@@ -35,6 +39,13 @@ struct SimulationDirectory {
                 throw .badInput("--dir \(given): cannot create it: \(error.localizedDescription)")
             }
         }
+        // Claimed with O_EXCL: two runs that both found it empty cannot both use it.
+        let claim = open("\(given)/simulate.claim", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard claim >= 0 else {
+            let reason = errno == EEXIST ? "another beacon simulate run took it first" : String(cString: strerror(errno))
+            throw .badInput("--dir \(given): \(reason); give a new or empty directory")
+        }
+        close(claim)
         return SimulationDirectory(path: given, isTemporary: false)
     }
 

@@ -32,8 +32,7 @@ final class SimulationWatch: Sendable {
         let pid = self.pid
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+                _ = ListeningChild.reap(pid)
                 continuation.resume()
             }
         }

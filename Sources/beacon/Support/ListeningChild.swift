@@ -111,7 +111,7 @@ final class ListeningChild: @unchecked Sendable {
     }
 
     /// Waits for `pid` to end; its wait status.
-    private static func reap(_ pid: pid_t) -> Int32 {
+    static func reap(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         return status

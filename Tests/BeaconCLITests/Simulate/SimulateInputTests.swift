@@ -96,6 +96,23 @@ import FoundationXML
         #expect(!result.stderr.isEmpty)
     }
 
+    /// Three runs started at once on one empty `--dir`: one takes it, the others exit 2
+    /// without touching its stores.
+    @Test func runsRacingForOneDirectoryGetItOnce() async throws {
+        let file = try Self.write(Self.scenario(expect: "{}"))
+        let directory = try BeaconProcess.temporaryDirectory()
+        let statuses = try await withThrowingTaskGroup(of: BeaconProcess.Result.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    try await BeaconProcess.run(["simulate", file, "--dir", directory], stdinBytes: nil, limit: .seconds(120))
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.map(\.status).sorted() == [0, 2, 2], "\(statuses.map(\.stderr))")
+        #expect(statuses.filter { $0.status == 2 }.allSatisfy { !$0.stderr.isEmpty })
+    }
+
     @Test func aMissingFileOrABadDirectoryExitsTwo() async throws {
         let missing = try await BeaconProcess.run(["simulate", "/nonexistent/scenario.json"], stdinBytes: nil)
         #expect(missing.status == 2 && missing.stderr.contains("/nonexistent/scenario.json"), "\(missing.stderr)")

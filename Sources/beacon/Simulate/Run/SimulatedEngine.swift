@@ -67,6 +67,7 @@ actor SimulatedEngine {
                 return result
             }
             group.addTask {
+                // The timeout: cancelled (and so thrown out of) when the answer comes first.
                 try? await Task.sleep(for: Self.controlTimeout)
                 return nil
             }
