@@ -33,6 +33,44 @@ struct QueueCheckpointTests {
         _ = await queue.close()
     }
 
+    /// Debian's and Ubuntu's SQLite is built with SECURE_DELETE on, which zeroes every
+    /// page a dropped segment frees and writes it to the log (and the checkpoint copies it
+    /// back): the queue turns that to FAST, so a drop writes a few pages, not the segment.
+    @Test("dropping a delivered segment writes a few pages to the log, not the segment's")
+    func segmentDropWritesLittle() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a leftover temp dir harms nothing
+        let path = directory + "/queue.sqlite"
+        var configuration = SQLiteEventQueue.Configuration()
+        configuration.segmentEvents = 200
+        let queue = try SQLiteEventQueue(path: path, configuration: configuration)
+        let tracker = Tracker(queue: queue)
+        let padding = String(repeating: "p", count: 2_000)
+        // Three segments: 1...200, 201...400 and the tail (a group goes whole to the tail,
+        // so each fills before the next one starts).
+        for count in [200, 200, 1] {
+            for index in 0..<count { try tracker.track("Padded", properties: ["i": .int(index), "p": .string(padding)]) }
+            await queue.waitForPendingWrites()
+        }
+        let first = try await queue.peek(for: "d", after: nil, limit: 200, maxBytes: .max)
+        #expect(first.map(\.sequence) == Array(1...200))
+        // The log starts empty: what it holds afterwards is what the settle and the drop wrote.
+        try await queue.executeOnWriter("PRAGMA wal_checkpoint(TRUNCATE)")
+        #expect(try size(path + "-wal") == 0)
+        let record = BatchRecord(
+            id: queue.makeBatchID(), destination: "d", startedAt: .now(), duration: .zero, events: first.count,
+            bytes: 0, attempt: 1, status: 200, outcome: .sent, error: nil)
+        try await queue.settle(BatchSettlement(record: record, delivered: first.map(\.sequence)))
+        #expect(queue.depth.events == 201, "the first segment left")
+        // The segment held 200 events of 2 KB (over 100 pages); zeroing them would write all.
+        let segmentBytes = 200 * padding.utf8.count
+        let written = try size(path + "-wal")
+        #expect(written > 0, "the settle wrote to the log")
+        #expect(written < segmentBytes / 4, "the drop wrote \(written) bytes to the log for a segment of \(segmentBytes)")
+        _ = await queue.close()
+    }
+
     private func size(_ path: String) throws -> Int {
         ((try FileManager.default.attributesOfItem(atPath: path))[.size] as? NSNumber)?.intValue ?? 0
     }
