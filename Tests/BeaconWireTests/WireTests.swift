@@ -117,6 +117,23 @@ struct WireTests {
         let decoded = try JSONDecoder().decode(Batch.self, from: Data(body))
         #expect(decoded.batch == events)
     }
+
+    /// Byte arrays take a path of their own (not generic, for speed across modules): it
+    /// must write exactly what the generic one writes, for any count and either trailer.
+    @Test(arguments: [0, 1, 3])
+    func batchBodyFromByteArraysMatchesTheGenericPath(count: Int) throws {
+        let events = (0..<count).map { Event(name: "e\($0)", properties: ["i": .int($0), "s": "ü\u{0}\"x"], anonymousId: "anon") }
+        let arrays = events.map(\.jsonBytes)
+        for (sentAt, writeKey) in [(Timestamp(millisecondsSince1970: 1000), "k\"ey"), (nil, nil)] as [(Timestamp?, String?)] {
+            let fast = Batch.body(encodedEvents: arrays, sentAt: sentAt, writeKey: writeKey)
+            // A lazy map and a list of slices go through the generic entry point.
+            #expect(fast == Batch.body(encodedEvents: arrays.lazy.map { $0 }, sentAt: sentAt, writeKey: writeKey))
+            #expect(fast == Batch.body(encodedEvents: arrays.map { $0[...] }, sentAt: sentAt, writeKey: writeKey))
+            let decoded = try JSONDecoder().decode(Batch.self, from: Data(fast))
+            #expect(decoded.batch == events)
+            #expect(decoded.writeKey == writeKey)
+        }
+    }
 }
 
 final class LockedCounter: @unchecked Sendable {

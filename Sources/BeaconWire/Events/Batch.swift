@@ -30,17 +30,40 @@ public struct Batch: Sendable, Hashable, Codable {
     ) -> [UInt8] where C.Element: Collection, C.Element.Element == UInt8 {
         var capacity = 64
         for event in encodedEvents { capacity += event.count + 1 }
+        return body(capacity: capacity, sentAt: sentAt, writeKey: writeKey) { writer in
+            var first = true
+            for event in encodedEvents {
+                if !first { writer.writeByte(UInt8(ascii: ",")) }
+                first = false
+                let copied: Void? = event.withContiguousStorageIfAvailable { writer.writeRaw($0) }
+                if copied == nil { writer.writeRaw(event) }
+            }
+        }
+    }
+
+    /// The same for events held as byte arrays (what a queue reads back). Not generic, so
+    /// a caller in another module copies each event in one go: through the generic entry
+    /// point every event went through unspecialized witness calls, most of the body's cost.
+    public static func body(encodedEvents: [[UInt8]], sentAt: Timestamp?, writeKey: String? = nil) -> [UInt8] {
+        var capacity = 64
+        for event in encodedEvents { capacity += event.count + 1 }
+        return body(capacity: capacity, sentAt: sentAt, writeKey: writeKey) { writer in
+            for (index, event) in encodedEvents.enumerated() {
+                if index > 0 { writer.writeByte(UInt8(ascii: ",")) }
+                event.withUnsafeBufferPointer { writer.writeRaw($0) }
+            }
+        }
+    }
+
+    /// `{"batch":[` then the events `writeEvents` writes, comma-separated, then the rest.
+    private static func body(
+        capacity: Int, sentAt: Timestamp?, writeKey: String?, writeEvents: (inout JSONWriter) -> Void
+    ) -> [UInt8] {
         var writer = JSONWriter(capacity: capacity)
         writer.writeRaw(#"{"batch":["#.utf8)
-        var first = true
-        for event in encodedEvents {
-            if !first { writer.writeByte(UInt8(ascii: ",")) }
-            first = false
-            // The stored events are the bytes that go on the wire: a batch is their
-            // concatenation, copied in one go each (byte by byte it was most of the cost).
-            let copied: Void? = event.withContiguousStorageIfAvailable { writer.writeRaw($0) }
-            if copied == nil { writer.writeRaw(event) }
-        }
+        // The stored events are the bytes that go on the wire: a batch is their
+        // concatenation, copied in one go each (byte by byte it was most of the cost).
+        writeEvents(&writer)
         writer.writeByte(UInt8(ascii: "]"))
         if let sentAt {
             writer.writeRaw(#","sentAt":""#.utf8)

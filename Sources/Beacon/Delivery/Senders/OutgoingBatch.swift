@@ -22,6 +22,6 @@ public struct OutgoingBatch: Sendable, Hashable {
 
     /// The Segment-compatible request body for these events.
     public func body(sentAt: Timestamp = .now(), writeKey: String? = nil) -> [UInt8] {
-        Batch.body(encodedEvents: events.lazy.map(\.payload), sentAt: sentAt, writeKey: writeKey)
+        Batch.body(encodedEvents: events.map(\.payload), sentAt: sentAt, writeKey: writeKey)
     }
 }
