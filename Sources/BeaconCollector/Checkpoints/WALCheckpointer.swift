@@ -67,21 +67,29 @@ final class WALCheckpointer: Sendable {
         guard logPages >= (backgroundPages ?? inlinePages) else { return }
         // Claims the checkpoint: none starts while another runs (a second one would only
         // find the checkpoint lock taken).
-        let idle = pending.withLock { pending in
-            defer { pending = true }
-            return !pending
+        let claim = {
+            self.pending.withLock { pending in
+                defer { pending = true }
+                return !pending
+            }
         }
-        guard idle else { return }
         if logPages >= inlinePages, let connection {
             // As SQLite's automatic checkpoint does. With the background, only when the log
             // ran far ahead under a steady stream of commits: the background then copied
             // most of it, this copies the rest, and the next transaction starts the log over.
+            // A background checkpoint under way copies only what the log held when it began:
+            // wait for it, or the log grows past this bound while the commits outrun it.
+            if !claim() {
+                queue.sync {}
+                guard claim() else { return }
+            }
             let start = ContinuousClock.now
             sqlite3_wal_checkpoint_v2(connection, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             timing?.record(checkpoint: .now - start, inCommit: true, copiedPages: 0)
             pending.withLock { $0 = false }
             return
         }
+        guard claim() else { return }
         queue.async { self.checkpoint() }
     }
 

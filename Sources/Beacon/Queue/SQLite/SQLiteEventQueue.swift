@@ -475,6 +475,12 @@ public final class SQLiteEventQueue: EventQueue {
         try await pool.writeWithoutTransaction { db in try db.execute(sql: sql) }
     }
 
+    /// Returns once the background checkpoints asked for so far have run. For tests.
+    @_spi(Testing)
+    public func backgroundCheckpointsFinished() async {
+        await checkpointer.finished()
+    }
+
     /// The writer connection's `PRAGMA synchronous` (1 NORMAL, 2 FULL), what
     /// ``Configuration/durability`` set. For tests.
     @_spi(Testing)
