@@ -10,8 +10,7 @@ import Testing
 struct QueueCheckpointTests {
     @Test("a 30 MB burst leaves a log below the inline bound and the events in the database file")
     func logStaysBounded() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a leftover temp dir harms nothing
         let path = directory + "/queue.sqlite"
         let queue = try SQLiteEventQueue(path: path)
@@ -38,8 +37,7 @@ struct QueueCheckpointTests {
     /// back): the queue turns that to FAST, so a drop writes a few pages, not the segment.
     @Test("dropping a delivered segment writes a few pages to the log, not the segment's")
     func segmentDropWritesLittle() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a leftover temp dir harms nothing
         let path = directory + "/queue.sqlite"
         var configuration = SQLiteEventQueue.Configuration()
@@ -71,6 +69,13 @@ struct QueueCheckpointTests {
         #expect(written > 0, "the settle wrote to the log")
         #expect(written < segmentBytes / 2, "the drop wrote \(written) bytes to the log for a segment of \(segmentBytes)")
         _ = await queue.close()
+    }
+
+    /// A fresh directory for a test's store.
+    private static func makeDirectory() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
     }
 
     private func size(_ path: String) throws -> Int {
