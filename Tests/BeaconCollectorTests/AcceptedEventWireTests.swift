@@ -73,7 +73,7 @@ import Testing
 }
 
 /// A collector store that keeps every accepted event.
-private final class RecordingStore: CollectorStore, Sendable {
+private final class RecordingStore: StubCollectorStore, Sendable {
     private let recorded = Mutex<[AcceptedEvent]>([])
     var events: [AcceptedEvent] { recorded.withLock { $0 } }
 
@@ -82,13 +82,6 @@ private final class RecordingStore: CollectorStore, Sendable {
         recorded.withLock { $0 += events }
         return StoreInsertResult(stored: events.count, duplicates: 0)
     }
-    func totals() async throws -> StoreTotals { StoreTotals(store: "test", events: 0, batches: 0) }
-    func count() async throws -> Int { 0 }
-    func messageIds() async throws -> [String] { [] }
-    func messageIdBytes() async throws -> [[UInt8]] { [] }
-    func events(limit: Int) async throws -> [StoredEvent] { [] }
-    func health() async -> StoreHealth { .embedded }
-    func run() async {}
 }
 
 private func withCollector(store: RecordingStore, _ body: @Sendable (Int) async throws -> Void) async throws {

@@ -131,7 +131,7 @@ struct CollectorSharedTotalsTests {
 }
 
 /// A store whose totals count its own reads, and can fail.
-private final class CountingStore: CollectorStore, @unchecked Sendable {
+private final class CountingStore: StubCollectorStore, @unchecked Sendable {
     // @unchecked: both fields live behind `state`'s lock.
     private let state = Mutex((reads: 0, failing: false))
 
@@ -151,10 +151,4 @@ private final class CountingStore: CollectorStore, @unchecked Sendable {
     }
 
     func insert(_ batch: AcceptedBatch) async throws -> StoreInsertResult { StoreInsertResult(stored: 0, duplicates: 0) }
-    func count() async throws -> Int { 0 }
-    func messageIds() async throws -> [String] { [] }
-    func messageIdBytes() async throws -> [[UInt8]] { [] }
-    func events(limit: Int) async throws -> [StoredEvent] { [] }
-    func health() async -> StoreHealth { .embedded }
-    func run() async {}
 }

@@ -111,3 +111,17 @@ func withTemporaryDirectory<Value>(_ body: (URL) async throws -> Value) async th
     }
     return try await body(directory)
 }
+
+/// A ``CollectorStore`` for tests that care about only some of it: what a stub does not
+/// implement reads as an empty, healthy store.
+protocol StubCollectorStore: CollectorStore {}
+
+extension StubCollectorStore {
+    func totals() async throws -> StoreTotals { StoreTotals(store: "test", events: 0, batches: 0) }
+    func count() async throws -> Int { 0 }
+    func messageIds() async throws -> [String] { [] }
+    func messageIdBytes() async throws -> [[UInt8]] { [] }
+    func events(limit: Int) async throws -> [StoredEvent] { [] }
+    func health() async -> StoreHealth { .embedded }
+    func run() async {}
+}

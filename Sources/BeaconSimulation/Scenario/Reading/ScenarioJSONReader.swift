@@ -131,12 +131,7 @@ struct ScenarioJSONReader {
     }
 
     mutating func readObject(depth: Int) throws(ScenarioError) -> ScenarioJSON {
-        let (startLine, startColumn) = (line, column)
-        guard depth <= Self.maxDepth else {
-            throw .syntax(line, column, "nesting deeper than \(Self.maxDepth) levels")
-        }
-        advance()
-        skipWhitespace()
+        let (startLine, startColumn) = try open(depth: depth)
         var members: [ScenarioJSON.Member] = []
         var seen: [String: (Int, Int)] = [:]
         if current == UInt8(ascii: "}") {
@@ -161,30 +156,14 @@ struct ScenarioJSONReader {
             skipWhitespace()
             let value = try readValue(depth: depth)
             members.append(ScenarioJSON.Member(key: key, keyLine: keyLine, keyColumn: keyColumn, value: value))
-            skipWhitespace()
-            if current == UInt8(ascii: "}") {
-                advance()
+            if try closesOrContinues("}", "object", startLine: startLine) {
                 return ScenarioJSON(value: .object(members), line: startLine, column: startColumn)
-            }
-            guard current == UInt8(ascii: ",") else {
-                throw unexpected("; expected ',' or '}' in the object started at line \(startLine)")
-            }
-            let (commaLine, commaColumn) = (line, column)
-            advance()
-            skipWhitespace()
-            if current == UInt8(ascii: "}") {
-                throw .syntax(commaLine, commaColumn, "trailing comma before '}'")
             }
         }
     }
 
     mutating func readArray(depth: Int) throws(ScenarioError) -> ScenarioJSON {
-        let (startLine, startColumn) = (line, column)
-        guard depth <= Self.maxDepth else {
-            throw .syntax(line, column, "nesting deeper than \(Self.maxDepth) levels")
-        }
-        advance()
-        skipWhitespace()
+        let (startLine, startColumn) = try open(depth: depth)
         var elements: [ScenarioJSON] = []
         if current == UInt8(ascii: "]") {
             advance()
@@ -192,21 +171,46 @@ struct ScenarioJSONReader {
         }
         while true {
             elements.append(try readValue(depth: depth))
-            skipWhitespace()
-            if current == UInt8(ascii: "]") {
-                advance()
+            if try closesOrContinues("]", "array", startLine: startLine) {
                 return ScenarioJSON(value: .array(elements), line: startLine, column: startColumn)
             }
-            guard current == UInt8(ascii: ",") else {
-                throw unexpected("; expected ',' or ']' in the array started at line \(startLine)")
-            }
-            let (commaLine, commaColumn) = (line, column)
-            advance()
-            skipWhitespace()
-            if current == UInt8(ascii: "]") {
-                throw .syntax(commaLine, commaColumn, "trailing comma before ']'")
-            }
         }
+    }
+
+    /// Reads past the `{` or `[` here, at nesting `depth` (refused past ``maxDepth``), and
+    /// the whitespace after it. Returns where it stood.
+    private mutating func open(depth: Int) throws(ScenarioError) -> (line: Int, column: Int) {
+        let start = (line, column)
+        guard depth <= Self.maxDepth else {
+            throw .syntax(line, column, "nesting deeper than \(Self.maxDepth) levels")
+        }
+        advance()
+        skipWhitespace()
+        return start
+    }
+
+    /// After a member or an element: `close` ends the container (read past it, returns
+    /// true); a comma goes on to the next one (read past it, returns false). Anything
+    /// else, or a comma right before `close`, is refused where it stands.
+    private mutating func closesOrContinues(
+        _ close: Unicode.Scalar, _ container: String, startLine: Int
+    ) throws(ScenarioError) -> Bool {
+        let closing = UInt8(ascii: close)
+        skipWhitespace()
+        if current == closing {
+            advance()
+            return true
+        }
+        guard current == UInt8(ascii: ",") else {
+            throw unexpected("; expected ',' or '\(close)' in the \(container) started at line \(startLine)")
+        }
+        let (commaLine, commaColumn) = (line, column)
+        advance()
+        skipWhitespace()
+        if current == closing {
+            throw .syntax(commaLine, commaColumn, "trailing comma before '\(close)'")
+        }
+        return false
     }
 
     /// `true`, `false` or `null`; anything else spelled with letters is an error.
