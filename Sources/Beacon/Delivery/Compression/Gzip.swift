@@ -9,12 +9,19 @@ import CLibdeflate
 /// let body = try Gzip.compress(batch.body(), level: Gzip.defaultLevel)
 /// ```
 public enum Gzip {
-    /// The usual trade-off between speed and size (6).
-    public static let defaultLevel = 6
+    /// The fastest level (1), the sender's default. On 500 varied Segment events (313 KB
+    /// of JSON) libdeflate's level 1 makes a body 16 % larger than level 6 (52.1 KB against
+    /// 45.0 KB) in half the time: at level 6 gzip costs the engine about as much CPU as
+    /// everything else it does to deliver an event. An engine shares its machine with the
+    /// service it serves, so CPU goes first; telemetry exporters choose the same (the
+    /// OpenTelemetry Collector's Elasticsearch exporter defaults to level 1). Where bytes
+    /// cost more than CPU, set ``HTTPSenderConfiguration/gzipLevel`` to 6 or 9.
+    public static let defaultLevel = 1
 
     /// Compresses `bytes` into one gzip member (RFC 1952).
     ///
-    /// - Parameter level: 0 (store only) to 9 (smallest); ``defaultLevel`` unless told.
+    /// - Parameter level: 0 (store only), 1 (fastest) to 9 (smallest); ``defaultLevel``
+    ///   unless told.
     /// - Throws: ``GzipError`` when the level is out of range or libdeflate cannot
     ///   allocate its compressor.
     public static func compress(_ bytes: [UInt8], level: Int = defaultLevel) throws(GzipError) -> [UInt8] {
