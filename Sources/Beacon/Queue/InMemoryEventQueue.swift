@@ -56,7 +56,7 @@ public final class InMemoryEventQueue: EventQueue {
         /// Counts an event every destination is done with as it leaves: dead-lettered if a
         /// destination's letter for it is held (as the SQLite store counts), else delivered.
         mutating func leave(_ entry: Entry, deadLetteredNow: Bool = false) {
-            bytes -= entry.event.payload.count
+            bytes -= entry.event.payloadCount
             if deadLetteredNow || deadLetters.contains(where: { $0.event.sequence == entry.event.sequence }) {
                 totals.deadLettered += 1
             } else {
@@ -114,7 +114,7 @@ extension InMemoryEventQueue.Store {
                     continue
                 }
                 storage.events.remove(at: index)
-                storage.bytes -= entry.event.payload.count
+                storage.bytes -= entry.event.payloadCount
                 for name in storage.destinations.keys where !entry.doneBy.contains(name) {
                     storage.destinations[name]?.pending -= 1
                     storage.destinations[name]?.dropped += 1
@@ -200,8 +200,8 @@ extension InMemoryEventQueue {
             var bytes = 0
             for entry in storage.events where entry.event.sequence > after ?? 0 && !entry.doneBy.contains(destination) {
                 if events.count == max(1, limit) { break }
-                if !events.isEmpty, bytes + entry.event.payload.count > maxBytes { break }
-                bytes += entry.event.payload.count
+                if !events.isEmpty, bytes + entry.event.payloadCount > maxBytes { break }
+                bytes += entry.event.payloadCount
                 events.append(entry.event)
             }
             if let first = events.first, let last = events.last {
@@ -308,7 +308,7 @@ extension InMemoryEventQueue {
             let others = Set(storage.destinations.keys.filter { $0 != letter.destination })
             storage.events.append(Entry(event: event, createdAt: .now(), doneBy: others))
             storage.retried[RetryKey(sequence: event.sequence, destination: letter.destination)] = letter
-            storage.bytes += event.payload.count
+            storage.bytes += event.payloadCount
             storage.destinations[letter.destination]?.pending += 1
             storage.totals.deadLettersRetried += 1
             return nil

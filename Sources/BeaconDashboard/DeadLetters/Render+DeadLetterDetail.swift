@@ -41,7 +41,7 @@ extension Renderer {
             return lines
         }
         add("messageId \(letter.event.messageId)")
-        add("name \(letter.event.name)   \(Format.bytes(letter.event.payload.count)) of JSON")
+        add("name \(letter.event.name)   \(Format.bytes(letter.event.payloadCount)) of JSON")
         for attempt in letter.attempts {
             let when = Format.timeOfDay(millisecondsSince1970: attempt.failedAt.millisecondsSince1970)
             let status = attempt.status.map { "HTTP \($0)" } ?? "no HTTP status"

@@ -41,10 +41,23 @@ public struct Batch: Sendable, Hashable, Codable {
         }
     }
 
-    /// The same for events held as byte arrays (what a queue reads back). Not generic, so
-    /// a caller in another module copies each event in one go: through the generic entry
-    /// point every event went through unspecialized witness calls, most of the body's cost.
+    /// The same for events held as byte arrays. Not generic, so a caller in another module
+    /// copies each event in one go: through the generic entry point every event went
+    /// through unspecialized witness calls, most of the body's cost.
     public static func body(encodedEvents: [[UInt8]], sentAt: Timestamp?, writeKey: String? = nil) -> [UInt8] {
+        var capacity = 64
+        for event in encodedEvents { capacity += event.count + 1 }
+        return body(capacity: capacity, sentAt: sentAt, writeKey: writeKey) { writer in
+            for (index, event) in encodedEvents.enumerated() {
+                if index > 0 { writer.writeByte(UInt8(ascii: ",")) }
+                event.withUnsafeBufferPointer { writer.writeRaw($0) }
+            }
+        }
+    }
+
+    /// The same for events held as slices of one buffer (what a queue reads back), not
+    /// generic for the same reason.
+    public static func body(encodedEvents: [ArraySlice<UInt8>], sentAt: Timestamp?, writeKey: String? = nil) -> [UInt8] {
         var capacity = 64
         for event in encodedEvents { capacity += event.count + 1 }
         return body(capacity: capacity, sentAt: sentAt, writeKey: writeKey) { writer in

@@ -72,7 +72,7 @@ public enum DeadLetterCommands {
         for letter in letters {
             // Its names and reason count as well as its payload: 13 KB names make a page as
             // large as 13 KB payloads do.
-            let size = letter.event.payload.count + letter.event.name.utf8.count + letter.reason.utf8.count
+            let size = letter.event.payloadCount + letter.event.name.utf8.count + letter.reason.utf8.count
                 + letter.destination.utf8.count + letter.event.messageId.utf8.count + 200
             if kept > 0, bytes + size > ControlProtocol.exportPageBytes { break }
             bytes += size

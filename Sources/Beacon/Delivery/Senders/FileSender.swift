@@ -18,7 +18,7 @@ public struct FileSender: EventSender {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(batch.eventBytes + batch.events.count)
         for event in batch.events {
-            bytes.append(contentsOf: event.payload)
+            bytes.append(contentsOf: event.payloadBytes)
             bytes.append(UInt8(ascii: "\n"))
         }
         do {

@@ -18,10 +18,10 @@ public struct OutgoingBatch: Sendable, Hashable {
     }
 
     /// The sum of the events' JSON sizes.
-    public var eventBytes: Int { events.reduce(0) { $0 + $1.payload.count } }
+    public var eventBytes: Int { events.reduce(0) { $0 + $1.payloadCount } }
 
     /// The Segment-compatible request body for these events.
     public func body(sentAt: Timestamp = .now(), writeKey: String? = nil) -> [UInt8] {
-        Batch.body(encodedEvents: events.map(\.payload), sentAt: sentAt, writeKey: writeKey)
+        Batch.body(encodedEvents: events.map(\.payloadBytes), sentAt: sentAt, writeKey: writeKey)
     }
 }

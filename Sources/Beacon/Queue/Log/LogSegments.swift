@@ -120,21 +120,20 @@ struct LogSegments: Sendable, Hashable {
     // MARK: Reading
 
     /// The events numbered in `wanted`, oldest first: at most `limit`, and no more than
-    /// `maxBytes` of payload (but at least one when any is there).
+    /// `maxBytes` of payload (but at least one when any is there). Their payloads are
+    /// slices of one buffer.
     func read(_ wanted: SequenceRanges, limit: Int, maxBytes: Int, _ db: Database) throws -> [QueuedEvent] {
-        var events: [QueuedEvent] = []
-        var bytes = 0
-        for range in wanted.ranges {
+        var batch = ReadBatch()
+        reading: for range in wanted.ranges {
             for part in covering(range.lowerBound, range.upperBound) {
                 let statement = try db.cachedStatement(
                     sql: "SELECT seq, message_id, name, payload FROM \(part.table) WHERE seq BETWEEN ? AND ? ORDER BY seq")
                 statement.setUncheckedArguments([part.lower, part.upper])
-                let full = try Self.step(
-                    statement, part: part, into: &events, bytes: &bytes, limit: limit, maxBytes: maxBytes, db)
-                if full { return events }
+                let full = try Self.step(statement, part: part, into: &batch, limit: limit, maxBytes: maxBytes, db)
+                if full { break reading }
             }
         }
-        return events
+        return batch.events()
     }
 
     /// Payload bytes of the events numbered in `sequences`.
@@ -191,13 +190,13 @@ struct LogSegments: Sendable, Hashable {
     /// Every number in `part` is a queued event: a row missing is damage (someone edited
     /// the table), reported rather than skipped. Returns whether the batch is full.
     private static func step(
-        _ statement: Statement, part: (table: String, lower: Int64, upper: Int64), into events: inout [QueuedEvent],
-        bytes: inout Int, limit: Int, maxBytes: Int, _ db: Database
+        _ statement: Statement, part: (table: String, lower: Int64, upper: Int64), into batch: inout ReadBatch,
+        limit: Int, maxBytes: Int, _ db: Database
     ) throws -> Bool {
         let handle = statement.sqliteStatement
         defer { sqlite3_reset(handle) }
         var expected = part.lower
-        while events.count < max(1, limit) {
+        while batch.count < max(1, limit) {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE {
                 guard expected > part.upper else {
@@ -212,17 +211,18 @@ struct LogSegments: Sendable, Hashable {
             }
             expected += 1
             let size = Int(sqlite3_column_bytes(handle, 3))
-            if !events.isEmpty, bytes + size > maxBytes { return true }
-            bytes += size
-            let payload = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-                guard size > 0, let blob = sqlite3_column_blob(handle, 3), let base = buffer.baseAddress else {
-                    count = 0
-                    return
-                }
-                base.initialize(from: blob.assumingMemoryBound(to: UInt8.self), count: size)
-                count = size
+            if batch.count > 0, batch.bytes.count + size > maxBytes { return true }
+            if batch.count == 0 {
+                // Room for `limit` events the size of the first, within `maxBytes` (and
+                // 8 MiB, past which doubling costs little): one allocation for a batch of
+                // like events, not a doubling every few.
+                let (guess, overflow) = size.multipliedReportingOverflow(by: max(1, limit))
+                batch.reserve(bytes: min(overflow ? .max : guess, maxBytes, 8 << 20), rows: min(max(1, limit), 4096))
             }
-            events.append(QueuedEvent(sequence: sequence, messageId: text(handle, 1), name: text(handle, 2), payload: payload))
+            let blob = size > 0 ? sqlite3_column_blob(handle, 3) : nil
+            batch.append(
+                sequence: sequence, messageId: text(handle, 1), name: text(handle, 2),
+                payload: UnsafeRawBufferPointer(start: blob, count: blob == nil ? 0 : size))
         }
         return true
     }
@@ -231,5 +231,33 @@ struct LogSegments: Sendable, Hashable {
         guard let pointer = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+}
+
+/// The events of one read as they are stepped: their payloads appended to one buffer,
+/// sliced only once it stops growing (a slice taken earlier would hold an old copy).
+private struct ReadBatch {
+    private(set) var bytes: [UInt8] = []
+    private var rows: [(sequence: Int64, messageId: String, name: String, end: Int)] = []
+
+    var count: Int { rows.count }
+
+    mutating func reserve(bytes capacity: Int, rows count: Int) {
+        bytes.reserveCapacity(max(0, capacity))
+        rows.reserveCapacity(count)
+    }
+
+    mutating func append(sequence: Int64, messageId: String, name: String, payload: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: payload)
+        rows.append((sequence, messageId, name, bytes.count))
+    }
+
+    /// The events, each payload a slice of the finished buffer.
+    func events() -> [QueuedEvent] {
+        var start = 0
+        return rows.map { row in
+            defer { start = row.end }
+            return QueuedEvent(sequence: row.sequence, messageId: row.messageId, name: row.name, payloadBytes: bytes[start..<row.end])
+        }
     }
 }

@@ -73,7 +73,7 @@ extension SQLiteEventQueue {
                 messageId: letter.event.messageId, name: letter.event.name, payload: letter.event.payload, createdAt: .now())
             try snapshot.segments.append([copy], firstSeq: sequence, limits: self.writer.segmentLimits, db)
             snapshot.stored.nextSeq += 1
-            snapshot.stored.bytes += letter.event.payload.count
+            snapshot.stored.bytes += letter.event.payloadCount
             try DeadLetterRows.recordRetry(id: letter.id, sequence: sequence, destination: letter.destination, db)
             // Every other destination is done with the copy: only this one gets it again.
             snapshot.log.queueCopy(sequence, for: letter.destination)

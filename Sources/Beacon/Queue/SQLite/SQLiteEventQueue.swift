@@ -436,7 +436,7 @@ public final class SQLiteEventQueue: EventQueue {
                 let lease = state.leases[destination].map { min($0.lowerBound, first.sequence)...max($0.upperBound, last.sequence) }
                 state.leases[destination] = lease ?? first.sequence...last.sequence
                 var sizes = state.leasedBytes[destination] ?? [:]
-                for event in events { sizes[event.sequence] = event.payload.count }
+                for event in events { sizes[event.sequence] = event.payloadCount }
                 state.leasedBytes[destination] = sizes
             }
         }

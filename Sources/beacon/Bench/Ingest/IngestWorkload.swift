@@ -38,7 +38,7 @@ struct IngestWorkload: Sendable {
                 ? PreparedBody(bytes: plain, gzipped: false) : PreparedBody(bytes: try Gzip.compress(plain, level: gzipLevel), gzipped: true)
             batch.preparedBody = body
             wireBytes += body.bytes.count
-            eventBytes += queued.reduce(0) { $0 + $1.payload.count }
+            eventBytes += queued.reduce(0) { $0 + $1.payloadCount }
             batches.append(batch)
             plainBodies.append(plain)
         }
