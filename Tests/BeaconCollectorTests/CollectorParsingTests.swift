@@ -102,6 +102,14 @@ struct CollectorParsingTests {
         #expect(Self.code(#"{"\u0062atch":[]}"#) == "empty_batch")
     }
 
+    @Test("Each call type's text is its wire name, and reads back as the same type")
+    func typeText() {
+        for type in EventType.allCases {
+            #expect(type.text == type.name.description)
+            #expect(Array(type.text.utf8).withUnsafeBufferPointer { EventType($0) } == type)
+        }
+    }
+
     @Test("The validator accepts every Segment call type and names each problem")
     func validator() throws {
         func check(_ event: String, type: EventType = .track) throws -> String? {

@@ -26,7 +26,7 @@ public struct AcceptedBatch: Sendable {
                 let type = types[index]
                 return AcceptedEvent(
                     messageId: text.string(fields.messageId) ?? "",
-                    type: "\(type.name)",
+                    type: type.text,
                     name: text.string(type == .track ? fields.event : fields.name),
                     userId: text.string(fields.userId),
                     anonymousId: text.string(fields.anonymousId),
