@@ -13,6 +13,13 @@
 /// | `offline(then:)` | sending is switched off; coming back online always drains |
 /// | `held(then:)` | paused by the operator (``hold()``); released (``release()``), it drains, unless `then` still holds |
 ///
+/// A drain goes on while its reads come back full. A read that came back short (fewer
+/// events than the limit, well under the byte limit) took everything that was queued: once
+/// its batch is delivered the drain ends, and what was committed meanwhile waits for the
+/// flush policy. So a steady flow goes out in the policy's batches, not as one small
+/// request per round trip. Not while a split, an isolation or a probe is under way (their
+/// batches are short on purpose), and not in the final drain, which sends everything.
+///
 /// Offline comes first, then the operator's hold, then a pause for refused credentials,
 /// then a backoff: what an outer one suspends is kept in its `then` and comes back when it
 /// ends. A hold asked for while a batch is read or sent takes effect once that batch is
@@ -107,6 +114,8 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
         var batch: Batch
         /// Its last sequence.
         var through: Int64
+        /// Whether the read came back full (see ``batchRead(through:full:)``).
+        var full = true
     }
 
     private(set) var state: State
@@ -129,6 +138,13 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
     /// The operator paused this destination (``hold()``); the state follows at the next
     /// wake (at once unless a batch is being read or sent).
     private(set) var isHeld = false
+    /// The last read of the drain came back full: the drain goes on after its batch.
+    private(set) var lastReadFull = true
+    /// The same for the batch read ahead, once it is sent.
+    private var readAheadFull = true
+    /// The drain under way is the final one (``finalFlush(isOffline:)``): it sends
+    /// everything, short reads or not.
+    private(set) var isFinalDrain = false
     private let retryPolicy: RetryPolicy
 
     /// A machine as a batcher starts: idle, or offline when `isOffline`.
@@ -158,6 +174,13 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
         case .draining, .reading, .batch: return true
         case .idle, .backingOff, .paused, .offline, .held: return false
         }
+    }
+
+    /// The drain ends once the batch in hand is done with: its read came back short, and
+    /// no split, isolation or probe (whose batches are short on purpose) nor the final
+    /// drain is under way. Reading ahead then would only fetch what arrived meanwhile.
+    var endsAfterThisBatch: Bool {
+        !lastReadFull && !isFinalDrain && streak == nil && splitLimit == nil
     }
 
     /// Whether a batch was read ahead and waits to be sent.
@@ -396,6 +419,7 @@ extension BatcherStateMachine {
         case .draining, .reading, .batch:
             break
         }
+        isFinalDrain = true
         return .finalDrain
     }
 }
@@ -407,8 +431,14 @@ extension BatcherStateMachine {
         let limit = min(batchSize, splitLimit ?? .max)
         switch next {
         case .readAhead(let batch, let through):
+            lastReadFull = readAheadFull
             state = .batch(through: through)
             return .send(batch, limit: limit)
+        case .after(let after) where !settleFailed && endsAfterThisBatch:
+            // The last read took everything queued then: the drain is over.
+            lastReadFull = true
+            state = .idle(after: after)
+            return .finishDrain
         case .after(let after) where !settleFailed:
             state = .reading(resumeAfter: after, fromHead: false)
             return .read(.after(after), limit: limit, attempt: failures + 1)
@@ -447,14 +477,17 @@ extension BatcherStateMachine {
             return .armTimer(until, reporting: .backingOff(until: until))
         }
         streak = nil  // whatever failed is no longer queued
+        lastReadFull = true
         state = .idle(after: resumeAfter)
         return .finishDrain
     }
 
-    /// The read found a batch whose last sequence is `through`.
-    mutating func batchRead(through: Int64) -> Action {
+    /// The read found a batch whose last sequence is `through`; `full`: the read came
+    /// back with as many events as it asked for, or near its byte limit (so more may wait).
+    mutating func batchRead(through: Int64, full: Bool = true) -> Action {
         guard case .reading(_, let fromHead) = state else { return .none }
         if fromHead { settleFailed = false }
+        lastReadFull = full
         state = .batch(through: through)
         return .none
     }
@@ -475,6 +508,7 @@ extension BatcherStateMachine {
     ) -> Action {
         guard case .batch(let through) = state else { return .none }
         let after: Next = readAhead.map { .readAhead($0.batch, through: $0.through) } ?? .after(through)
+        if let readAhead { readAheadFull = readAhead.full }
         let wasProbing = streak?.probingPast != nil
         streak?.probingPast = nil
         switch decision {

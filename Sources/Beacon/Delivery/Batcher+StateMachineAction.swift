@@ -31,7 +31,8 @@ extension BatcherStateMachine {
         case readWave(ReadStart, limit: Int, attempt: Int, batches: Int)
         /// Send this batch read ahead; read the one after it with at most `limit` events.
         case send(Batch, limit: Int)
-        /// The queue had nothing: wait for the settles, then ``BatcherStateMachine/drainFinished(now:)``.
+        /// The queue had nothing, or the last read came back short (the drain caught up):
+        /// wait for the settles, then ``BatcherStateMachine/drainFinished(now:)``.
         case finishDrain
         /// Settle the batch (all filtered out) keeping the leases, and go on.
         case settle

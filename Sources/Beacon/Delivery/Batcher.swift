@@ -244,7 +244,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
                 foundNothing()
                 return false
             }
-            _ = machine.batchRead(through: batch.last)
+            _ = machine.batchRead(through: batch.last, full: Self.isFull(events, limit: limit, maxBytes: settings.maxBatchBytes))
             next = batch
         case .none, .cancelTimer, .armTimer, .reportDestination, .goOffline, .evaluatePolicy, .drain, .startDrain, .finishDrain,
             .settle, .settleThenReport, .finishWakes, .finalDrain, .readWave:
@@ -274,8 +274,10 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         let sender = destination.sender
         async let sent = sender.send(batch)
         // Above one request at a time this runs only while a split or an isolation is in
-        // force, and a batch read ahead would keep the next wave from starting.
-        let ahead = destination.maxConcurrentRequests == 1 ? await readNext(after: last, limit: limit, settings: settings) : nil
+        // force, and a batch read ahead would keep the next wave from starting. After a
+        // short read the drain ends with this batch: nothing to read ahead.
+        let readsAhead = destination.maxConcurrentRequests == 1 && !machine.endsAfterThisBatch
+        let ahead = readsAhead ? await readNext(after: last, limit: limit, settings: settings) : nil
         let result = await sent
         record.duration = start.duration(to: clock.now)
         record.status = result.status
@@ -284,7 +286,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             result, batch: batch, failures: machine.failures, retryPolicy: retryPolicy, random: random(),
             streak: machine.failureStreak(now: finished))
         let settlement = settlement(of: next, record: record, result: result, decision: decision)
-        let readAhead = ahead.map { StateMachine.ReadAhead(batch: $0, through: $0.last) }
+        let readAhead = ahead.map {
+            StateMachine.ReadAhead(batch: $0, through: $0.last, full: Self.isFull($0.events, limit: limit, maxBytes: settings.maxBatchBytes))
+        }
         let action = machine.sendFinished(decision, sent: outgoing.count, readAhead: readAhead, now: finished, batchSize: settings.batchSize)
         guard case .settleThenReport(let keepingLeases) = action else { return true }
         await scheduleThenReport([settlement], keepingLeases: keepingLeases)
@@ -320,7 +324,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             foundNothing()
             return false
         }
-        _ = machine.batchRead(through: through)
+        _ = machine.batchRead(
+            through: through, full: wave.count == batches && Self.isFull(wave[wave.count - 1].events, limit: limit, maxBytes: settings.maxBatchBytes))
 
         var records: [BatchRecord] = []
         for next in wave {
@@ -386,7 +391,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         var current: [QueuedEvent] = []
         var bytes = 0
         for event in events {
-            let size = event.payload.count
+            let size = event.payloadCount
             if !current.isEmpty, current.count >= max(1, limit) || bytes + size > maxBytes {
                 wave.append(current)
                 if wave.count >= batches { return wave }
@@ -525,6 +530,13 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         var batch = OutgoingBatch(id: queue.makeBatchID(), events: send, attempt: attempt)
         if prepare, !send.isEmpty { batch = destination.sender.prepare(batch) }
         return NextBatch(events: events, batch: batch, filtered: filtered, duplicates: duplicates, last: last)
+    }
+
+    /// Whether a read that returned `events` came back full: `limit` events, or past half
+    /// of `maxBytes` (where the next event may not have fitted). A read that is not full
+    /// took every event queued at the time, and ends the drain (see ``StateMachine``).
+    static func isFull(_ events: [QueuedEvent], limit: Int, maxBytes: Int) -> Bool {
+        events.count >= limit || events.reduce(0) { $0 + $1.payloadCount } > maxBytes / 2
     }
 
     /// `events` with each `messageId` once (its first copy, in queue order), and the later

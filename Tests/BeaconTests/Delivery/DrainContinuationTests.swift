@@ -36,6 +36,9 @@ final class HeldSettleQueue: EventQueue {
         state.withLock { $0.afterPeek = (number, body) }
     }
 
+    /// Reads so far.
+    var peeks: Int { state.withLock { $0.peeks } }
+
     /// Makes the next `count` settles fail without storing anything.
     func failSettles(_ count: Int) { state.withLock { $0.failures = count } }
 
@@ -81,7 +84,7 @@ final class HeldSettleQueue: EventQueue {
 
 /// How the batcher goes on after a batch: after it, without waiting for its settle, when
 /// it was delivered; from the head when its settle failed; and again when a flush was
-/// asked for while a drain was ending.
+/// asked for while a drain was ending. A short batch ends the drain.
 @Suite("Drain continuation", .timeLimit(.minutes(1)))
 struct DrainContinuationTests {
     let clock = ManualClock()
@@ -148,6 +151,28 @@ struct DrainContinuationTests {
             let sent = sender.batches.map { $0.events.map(\.sequence) }
             #expect(sent.first == Array(1...10))
             #expect(sent.joined().sorted() == (Array(1...10) + Array(1...20)).sorted())
+            #expect(queue.depth.events == 0)
+            group.cancelAll()
+        }
+    }
+
+    @Test func eventsCommittedDuringAShortBatchWaitForThePolicy() async throws {
+        let queue = HeldSettleQueue()
+        let sender = RecordingSender()
+        let engine = makeEngine(queue: queue, sender: sender)
+        // Read 1 returns 3 events where 10 fit: everything queued then. Events 4...6 are
+        // committed before it returns; the policy is manual, so they wait for a flush.
+        queue.afterPeek(1) { await trackInHook(engine, 3..<6) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await engine.run() }
+            try await trackAndFlush(engine, 0..<3)
+            _ = await engine.observer.firstSnapshot { $0.totals.delivered == 3 }
+            await engine.flush()
+            _ = await engine.observer.firstSnapshot { $0.totals.delivered == 6 }
+            #expect(sender.batches.map { $0.events.map(\.sequence) } == [[1, 2, 3], [4, 5, 6]])
+            // One read per drain: no read ahead of a short batch, none after it. Draining
+            // on would have read 4...6 during the first send.
+            #expect(queue.peeks == 2)
             #expect(queue.depth.events == 0)
             group.cancelAll()
         }
