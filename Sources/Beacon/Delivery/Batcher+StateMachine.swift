@@ -142,6 +142,9 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
     private(set) var lastReadFull = true
     /// The same for the batch read ahead, once it is sent.
     private var readAheadFull = true
+    /// The drain that just ended caught up (a short read), rather than finding nothing:
+    /// events may be left (committed meanwhile), for the policy to look at at once.
+    private(set) var drainCaughtUp = false
     /// The drain under way is the final one (``finalFlush(isOffline:)``): it sends
     /// everything, short reads or not.
     private(set) var isFinalDrain = false
@@ -437,6 +440,7 @@ extension BatcherStateMachine {
         case .after(let after) where !settleFailed && endsAfterThisBatch:
             // The last read took everything queued then: the drain is over.
             lastReadFull = true
+            drainCaughtUp = true
             state = .idle(after: after)
             return .finishDrain
         case .after(let after) where !settleFailed:
@@ -606,9 +610,10 @@ extension BatcherStateMachine {
         return .reportDestination
     }
 
-    /// The drain that found nothing more is over; its settles have landed.
+    /// The drain that found nothing more, or caught up, is over; its settles have landed.
     mutating func drainFinished(now: Instant) -> Action {
         guard case .idle = state else { return .none }
+        drainCaughtUp = false
         scheduler.didFlush(now: now)
         return .reportDestination
     }

@@ -201,7 +201,13 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             }
             guard await sendNext(settings: current) else {
                 await finishSettling()
+                let caughtUp = machine.drainCaughtUp
                 if case .reportDestination = machine.drainFinished(now: clock.now) { reportDestination() }
+                // A drain that caught up may leave events (committed meanwhile, or past a
+                // read cut by its byte limit): the policy looks at them now, so a count
+                // reached drains again and an interval arms its timer, without waiting
+                // for another commit. (A drain that found nothing leaves nothing to see.)
+                if caughtUp { continue }
                 return
             }
             if !machine.isDraining { return }

@@ -23,8 +23,17 @@ extension BatcherStateMachineTests {
         var (machine, next) = afterADelivery(full: false)
         #expect(next == .finishDrain)
         #expect(machine.state == .idle(after: 20), "the next drain starts after the batch")
+        #expect(machine.drainCaughtUp, "the batcher asks the policy again at once")
         #expect(machine.drainFinished(now: Self.now) == .reportDestination)
+        #expect(!machine.drainCaughtUp)
         #expect(machine.lastReadFull, "the next drain starts afresh")
+    }
+
+    @Test func aDrainThatFindsNothingDidNotCatchUp() {
+        var machine = Self.machine(Self.after7)
+        _ = machine.nextBatch(batchSize: 10)
+        #expect(machine.readFoundNothing(now: Self.now, random: 0) == .finishDrain)
+        #expect(!machine.drainCaughtUp, "nothing is left for the policy to see")
     }
 
     @Test func aFullReadGoesOn() {

@@ -178,6 +178,34 @@ struct DrainContinuationTests {
         }
     }
 
+    @Test func anEventLeftPastAByteCutWaitsForTheIntervalNotForACommit() async throws {
+        let queue = HeldSettleQueue()
+        let sender = RecordingSender()
+        let engine = BeaconEngine(
+            queue: queue, destination: Destination(sender: sender),
+            settings: EngineSettings(policy: .interval(.seconds(10)), batchSize: 10, maxBatchBytes: 2000),
+            clock: clock, random: { 0 }, observerSleep: { _ in try await Task.sleep(for: .seconds(3600)) })
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await engine.run() }
+            // The second event does not fit beside the first: the read stops at one event,
+            // under half the byte limit, so it reads as short and the drain ends with the
+            // second still queued. No commit follows to wake the batcher.
+            try engine.tracker.track("small")
+            try engine.tracker.track("large", properties: ["pad": .string(String(repeating: "x", count: 1900))])
+            await engine.queue.waitForPendingWrites()
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(10))
+            #expect(await sender.waitForSends(1).map { $0.events.map(\.name) } == [["small"]])
+            // The policy looked again as the drain ended: the next interval is on the clock.
+            await clock.waitForSleepers(1)
+            #expect(clock.nextDeadline == ManualClock.Instant(offset: .seconds(20)))
+            clock.advance(by: .seconds(10))
+            #expect(await sender.waitForSends(2).map { $0.events.map(\.name) } == [["small"], ["large"]])
+            _ = await engine.observer.firstSnapshot { $0.totals.delivered == 2 }
+            group.cancelAll()
+        }
+    }
+
     @Test func aFlushAskedForWhileADrainEndsDrainsAgain() async throws {
         let queue = HeldSettleQueue()
         let sender = RecordingSender()
