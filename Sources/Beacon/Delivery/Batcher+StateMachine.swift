@@ -18,7 +18,8 @@
 /// its batch is delivered the drain ends, and what was committed meanwhile waits for the
 /// flush policy. So a steady flow goes out in the policy's batches, not as one small
 /// request per round trip. Not while a split, an isolation or a probe is under way (their
-/// batches are short on purpose), and not in the final drain, which sends everything.
+/// batches are short on purpose), and not in a drain that was asked for or the final
+/// one, which send everything.
 ///
 /// Offline comes first, then the operator's hold, then a pause for refused credentials,
 /// then a backoff: what an outer one suspends is kept in its `then` and comes back when it
@@ -145,9 +146,10 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
     /// The drain that just ended caught up (a short read), rather than finding nothing:
     /// events may be left (committed meanwhile), for the policy to look at at once.
     private(set) var drainCaughtUp = false
-    /// The drain under way is the final one (``finalFlush(isOffline:)``): it sends
-    /// everything, short reads or not.
-    private(set) var isFinalDrain = false
+    /// The drain under way sends everything, short reads or not, until a read finds
+    /// nothing: one asked for (``requestFlush()``, served by ``evaluatePolicy(depth:now:)``)
+    /// or the final one (``finalFlush(isOffline:)``). A flush means "empty the queue".
+    private(set) var drainsEverything = false
     private let retryPolicy: RetryPolicy
 
     /// A machine as a batcher starts: idle, or offline when `isOffline`.
@@ -183,7 +185,7 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
     /// no split, isolation or probe (whose batches are short on purpose) nor the final
     /// drain is under way. Reading ahead then would only fetch what arrived meanwhile.
     var endsAfterThisBatch: Bool {
-        !lastReadFull && !isFinalDrain && streak == nil && splitLimit == nil
+        !lastReadFull && !drainsEverything && streak == nil && splitLimit == nil
     }
 
     /// Whether a batch was read ahead and waits to be sent.
@@ -339,6 +341,7 @@ extension BatcherStateMachine {
             return .armTimer(deadline, reporting: nil)
         case .flush(let reason):
             state = .draining(after.map(Next.after) ?? .head)
+            if reason == .manual { drainsEverything = true }
             return .startDrain(reason)
         }
     }
@@ -422,7 +425,7 @@ extension BatcherStateMachine {
         case .draining, .reading, .batch:
             break
         }
-        isFinalDrain = true
+        drainsEverything = true
         return .finalDrain
     }
 }
@@ -614,6 +617,7 @@ extension BatcherStateMachine {
     mutating func drainFinished(now: Instant) -> Action {
         guard case .idle = state else { return .none }
         drainCaughtUp = false
+        drainsEverything = false
         scheduler.didFlush(now: now)
         return .reportDestination
     }

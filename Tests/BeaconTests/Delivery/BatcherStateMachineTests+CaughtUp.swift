@@ -48,7 +48,26 @@ extension BatcherStateMachineTests {
         #expect(split.splitLimit == 4)
         let (final, finalNext) = afterADelivery(full: false, finalDrain: true)
         #expect(finalNext == .read(.after(20), limit: 10, attempt: 1), "the final drain sends everything")
-        #expect(final.isFinalDrain)
+        #expect(final.drainsEverything)
+    }
+
+    @Test func aDrainAskedForSendsEverythingThenTheNextOneMayEndEarly() {
+        var machine = Self.machine(Self.idleAfter7)
+        _ = machine.requestFlush()
+        #expect(machine.evaluatePolicy(depth: 3, now: Self.now) == .startDrain(.manual))
+        #expect(machine.drainsEverything, "a flush empties the queue")
+        _ = machine.nextBatch(batchSize: 10)
+        _ = machine.batchRead(through: 20, full: false)
+        #expect(!machine.endsAfterThisBatch)
+        _ = machine.sendFinished(.delivered, sent: 3, readAhead: nil, now: Self.now, batchSize: 10)
+        #expect(machine.nextBatch(batchSize: 10) == .read(.after(20), limit: 10, attempt: 1))
+        #expect(machine.readFoundNothing(now: Self.now, random: 0) == .finishDrain)
+        _ = machine.drainFinished(now: Self.now)
+        #expect(!machine.drainsEverything, "only the drain that was asked for")
+
+        var counted = Self.machine(Self.idleAfter7, policy: .count(3))
+        #expect(counted.evaluatePolicy(depth: 3, now: Self.now) == .startDrain(.count))
+        #expect(!counted.drainsEverything, "a drain the policy started ends at a short read")
     }
 
     @Test func theBatchInHandSaysWhetherToReadAhead() {

@@ -89,9 +89,9 @@ final class HeldSettleQueue: EventQueue {
 struct DrainContinuationTests {
     let clock = ManualClock()
 
-    func makeEngine(queue: HeldSettleQueue, sender: RecordingSender) -> BeaconEngine<ManualClock> {
+    func makeEngine(queue: HeldSettleQueue, sender: RecordingSender, policy: FlushPolicy = .manual) -> BeaconEngine<ManualClock> {
         BeaconEngine(
-            queue: queue, destination: Destination(sender: sender), settings: EngineSettings(policy: .manual, batchSize: 10),
+            queue: queue, destination: Destination(sender: sender), settings: EngineSettings(policy: policy, batchSize: 10),
             clock: clock, random: { 0 }, observerSleep: { _ in try await Task.sleep(for: .seconds(3600)) })
     }
 
@@ -159,20 +159,36 @@ struct DrainContinuationTests {
     @Test func eventsCommittedDuringAShortBatchWaitForThePolicy() async throws {
         let queue = HeldSettleQueue()
         let sender = RecordingSender()
+        let engine = makeEngine(queue: queue, sender: sender, policy: .count(3))
+        // The third event starts a drain. Its read returns 3 events where 10 fit:
+        // everything queued then. Events 4 and 5 are committed before it returns: two,
+        // under the policy's count, so they wait for a third.
+        queue.afterPeek(1) { await trackInHook(engine, 3..<5) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await engine.run() }
+            try await track(engine, 0..<3)
+            _ = await engine.observer.firstSnapshot { $0.totals.delivered == 3 }
+            try await track(engine, 5..<6)
+            _ = await engine.observer.firstSnapshot { $0.totals.delivered == 6 }
+            // Draining on would have read 4 and 5 during the first send, and sent 6 alone.
+            #expect(sender.batches.map { $0.events.map(\.sequence) } == [[1, 2, 3], [4, 5, 6]])
+            #expect(queue.peeks == 2, "one read per drain: none ahead of a short batch, none after it")
+            #expect(queue.depth.events == 0)
+            group.cancelAll()
+        }
+    }
+
+    @Test func aFlushSendsWhatArrivesDuringItsShortBatchToo() async throws {
+        let queue = HeldSettleQueue()
+        let sender = RecordingSender()
         let engine = makeEngine(queue: queue, sender: sender)
-        // Read 1 returns 3 events where 10 fit: everything queued then. Events 4...6 are
-        // committed before it returns; the policy is manual, so they wait for a flush.
+        // A flush means "empty the queue": events committed during its last send go too.
         queue.afterPeek(1) { await trackInHook(engine, 3..<6) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
             try await trackAndFlush(engine, 0..<3)
-            _ = await engine.observer.firstSnapshot { $0.totals.delivered == 3 }
-            await engine.flush()
             _ = await engine.observer.firstSnapshot { $0.totals.delivered == 6 }
             #expect(sender.batches.map { $0.events.map(\.sequence) } == [[1, 2, 3], [4, 5, 6]])
-            // One read per drain: no read ahead of a short batch, none after it. Draining
-            // on would have read 4...6 during the first send.
-            #expect(queue.peeks == 2)
             #expect(queue.depth.events == 0)
             group.cancelAll()
         }
