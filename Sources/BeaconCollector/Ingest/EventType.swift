@@ -14,18 +14,10 @@ enum EventType: Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// ``name`` as a `String`: a literal short enough to be stored inline, so making one
-    /// allocates nothing (interpolating ``name`` built a new string for every event).
-    var text: String {
-        switch self {
-        case .track: return "track"
-        case .identify: return "identify"
-        case .page: return "page"
-        case .screen: return "screen"
-        case .group: return "group"
-        case .alias: return "alias"
-        }
-    }
+    /// ``name`` as a `String`, built without interpolation: a string this short is stored
+    /// inline, so it allocates nothing (interpolating ``name`` built a new string for
+    /// every event).
+    var text: String { name.description }
 
     /// The type whose name is `bytes`, or `nil` for an unknown type.
     init?(_ bytes: UnsafeBufferPointer<UInt8>) {

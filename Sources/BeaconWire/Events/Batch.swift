@@ -45,25 +45,27 @@ public struct Batch: Sendable, Hashable, Codable {
     /// copies each event in one go: through the generic entry point every event went
     /// through unspecialized witness calls, most of the body's cost.
     public static func body(encodedEvents: [[UInt8]], sentAt: Timestamp?, writeKey: String? = nil) -> [UInt8] {
-        var capacity = 64
-        for event in encodedEvents { capacity += event.count + 1 }
-        return body(capacity: capacity, sentAt: sentAt, writeKey: writeKey) { writer in
-            for (index, event) in encodedEvents.enumerated() {
-                if index > 0 { writer.writeByte(UInt8(ascii: ",")) }
-                event.withUnsafeBufferPointer { writer.writeRaw($0) }
-            }
-        }
+        joined(encodedEvents, sentAt: sentAt, writeKey: writeKey)
     }
 
     /// The same for events held as slices of one buffer (what a queue reads back), not
     /// generic for the same reason.
     public static func body(encodedEvents: [ArraySlice<UInt8>], sentAt: Timestamp?, writeKey: String? = nil) -> [UInt8] {
+        joined(encodedEvents, sentAt: sentAt, writeKey: writeKey)
+    }
+
+    /// The two entry points above; called with concrete types inside this module, it is
+    /// specialized for each.
+    private static func joined<Event: RandomAccessCollection<UInt8>>(
+        _ encodedEvents: [Event], sentAt: Timestamp?, writeKey: String?
+    ) -> [UInt8] {
         var capacity = 64
         for event in encodedEvents { capacity += event.count + 1 }
         return body(capacity: capacity, sentAt: sentAt, writeKey: writeKey) { writer in
             for (index, event) in encodedEvents.enumerated() {
                 if index > 0 { writer.writeByte(UInt8(ascii: ",")) }
-                event.withUnsafeBufferPointer { writer.writeRaw($0) }
+                let copied: Void? = event.withContiguousStorageIfAvailable { writer.writeRaw($0) }
+                if copied == nil { writer.writeRaw(event) }
             }
         }
     }

@@ -89,9 +89,11 @@ final class HeldSettleQueue: EventQueue {
 struct DrainContinuationTests {
     let clock = ManualClock()
 
-    func makeEngine(queue: HeldSettleQueue, sender: RecordingSender, policy: FlushPolicy = .manual) -> BeaconEngine<ManualClock> {
+    func makeEngine(
+        queue: HeldSettleQueue, sender: RecordingSender, settings: EngineSettings = EngineSettings(policy: .manual, batchSize: 10)
+    ) -> BeaconEngine<ManualClock> {
         BeaconEngine(
-            queue: queue, destination: Destination(sender: sender), settings: EngineSettings(policy: policy, batchSize: 10),
+            queue: queue, destination: Destination(sender: sender), settings: settings,
             clock: clock, random: { 0 }, observerSleep: { _ in try await Task.sleep(for: .seconds(3600)) })
     }
 
@@ -159,7 +161,7 @@ struct DrainContinuationTests {
     @Test func eventsCommittedDuringAShortBatchWaitForThePolicy() async throws {
         let queue = HeldSettleQueue()
         let sender = RecordingSender()
-        let engine = makeEngine(queue: queue, sender: sender, policy: .count(3))
+        let engine = makeEngine(queue: queue, sender: sender, settings: EngineSettings(policy: .count(3), batchSize: 10))
         // The third event starts a drain. Its read returns 3 events where 10 fit:
         // everything queued then. Events 4 and 5 are committed before it returns: two,
         // under the policy's count, so they wait for a third.
@@ -197,10 +199,8 @@ struct DrainContinuationTests {
     @Test func anEventLeftPastAByteCutWaitsForTheIntervalNotForACommit() async throws {
         let queue = HeldSettleQueue()
         let sender = RecordingSender()
-        let engine = BeaconEngine(
-            queue: queue, destination: Destination(sender: sender),
-            settings: EngineSettings(policy: .interval(.seconds(10)), batchSize: 10, maxBatchBytes: 2000),
-            clock: clock, random: { 0 }, observerSleep: { _ in try await Task.sleep(for: .seconds(3600)) })
+        let engine = makeEngine(
+            queue: queue, sender: sender, settings: EngineSettings(policy: .interval(.seconds(10)), batchSize: 10, maxBatchBytes: 2000))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
             // The second event does not fit beside the first: the read stops at one event,
