@@ -9,9 +9,10 @@ import Testing
 /// event is lost.
 @Suite("Segmented log under kill -9", .timeLimit(.minutes(6)))
 struct SegmentedLogCrashTests {
-    /// `beacon flush` of 50,000 events (four segments) killed at random moments, eight
-    /// times, then run to the end: the collector holds every event tracked, once; the
-    /// store is empty, down to its tail segment.
+    /// `beacon flush` of 50,000 events (four segments) killed at random moments within
+    /// the time an unkilled flush of the same backlog takes here, eight times, then run to
+    /// the end: the collector holds every event tracked, once; the store is empty, down to
+    /// its tail segment.
     @Test func aDrainKilledAtRandomMomentsLosesNothing() async throws {
         let directory = try BeaconProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -26,9 +27,27 @@ struct SegmentedLogCrashTests {
         #expect(ids.count == 50_000)
         #expect(try Self.segmentCount(db) >= 4, "the backlog spans several segments")
 
+        // How long an unkilled flush of a copy takes here, process start included (to a
+        // collector of its own): the kills land within it, however fast this machine is.
+        let copy = directory + "/timed.sqlite"
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: db + suffix) {
+            try FileManager.default.copyItem(atPath: db + suffix, toPath: copy + suffix)
+        }
+        let timing = try RunningCollector(arguments: ["--db", directory + "/timing.sqlite"], directory: directory)
+        defer { timing.stop() }
+        let timingEndpoint = try await timing.address()
+        let start = ContinuousClock.now
+        let unkilled = try await BeaconProcess.run(["flush", "--db", copy, "--endpoint", timingEndpoint, "--batch-size", "500"])
+        let took = start.duration(to: .now)
+        #expect(unkilled.status == 0, "\(unkilled.stderr)")
+        let milliseconds = took.components.seconds * 1_000 + took.components.attoseconds / 1_000_000_000_000_000
+
         var kills = 0
         for round in 0..<8 {
-            let delay = Int.random(in: 0...700)
+            // Each killed flush leaves less to drain: the window shrinks with what is left.
+            let left = try Self.depth(db)
+            let window: Int64 = milliseconds * 9 / 10 * Int64(left) / Int64(max(1, ids.count))
+            let delay = Int.random(in: 0...Int(clamping: max(1, window)))
             let reason = try await offThePool { try Self.flushAndKill(db: db, endpoint: endpoint, afterMilliseconds: delay) }
             if reason == .uncaughtSignal { kills += 1 }
             try Self.expectConsistent(db, "round \(round), killed after \(delay) ms")
@@ -168,6 +187,10 @@ struct SegmentedLogCrashTests {
             let firsts = try Int64.fetchAll(db, sql: "SELECT first_seq FROM segments ORDER BY first_seq")
             for next in firsts.dropFirst() { #expect(next - 1 > floor, "\(context): a segment below the floor \(floor)") }
         }
+    }
+
+    static func depth(_ path: String) throws -> Int {
+        try DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT depth FROM queue_state") ?? 0 }
     }
 
     static func segmentCount(_ path: String) throws -> Int {
