@@ -704,8 +704,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             state: status(of: reported ?? machine.reported), consecutiveFailures: machine.failures, lastError: machine.lastError)))
     }
 
-    /// The destination's state as the observer has it: idle (or sending), backing off
-    /// with the wall-clock time of the next try, paused, or offline.
+    /// The destination's state as the observer has it: sending while a drain is under
+    /// way, idle once it ended (whatever is left waits for the policy), backing off with
+    /// the wall-clock time of the next try, paused, or offline.
     public var state: DestinationStatus.State { status(of: machine.reported) }
 
     private func status(of reported: StateMachine.Reported) -> DestinationStatus.State {
@@ -724,7 +725,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             backoffWallTime = (until, wall)
             return .backingOff(until: wall)
         case .idle:
-            return .idle
+            // Between two batches of a drain the machine reports idle; the drain is not over.
+            return machine.isDraining ? .sending : .idle
         }
     }
 }

@@ -309,27 +309,16 @@ public actor TrackingObserver {
         let now = wallClock()
         for index in current.destinations.indices {
             current.destinations[index].stalled = current.destinations[index].isStalled(at: now, threshold: stallThreshold)
-            // Between two batches of a drain the batcher is idle for a moment: one with
-            // events left that delivered a batch within the last second is draining, not idle.
+            // As its batcher reported it: sending through a whole drain, idle once the drain
+            // ended, even with events left (they wait for the policy).
             let destination = current.destinations[index]
-            let reported = reportedStates[destination.name] ?? destination.state
-            if reported == .idle, destination.depth > 0, let success = destination.lastSuccessAt,
-               now.millisecondsSince1970 - success.millisecondsSince1970 < Self.drainingWindow.inMilliseconds {
-                current.destinations[index].state = .sending
-            } else {
-                current.destinations[index].state = reported
-            }
+            current.destinations[index].state = reportedStates[destination.name] ?? destination.state
         }
         for subscriber in subscribers.values { subscriber.yield(current) }
     }
 
-    /// Each destination's state as its batcher last reported it (``publish()`` may show an
-    /// idle one draining as sending).
+    /// Each destination's state as its batcher last reported it.
     private var reportedStates: [String: DestinationStatus.State] = [:]
-
-    /// A destination idle with events left is shown sending for this long after a
-    /// delivered batch: the gap between two batches of one drain.
-    static let drainingWindow = Duration.seconds(1)
 
     private func unsubscribe(_ id: Int) {
         subscribers[id] = nil

@@ -170,6 +170,8 @@ struct DrainContinuationTests {
             group.addTask { try await engine.run() }
             try await track(engine, 0..<3)
             _ = await engine.observer.firstSnapshot { $0.totals.delivered == 3 }
+            // The drain is over: the destination reads idle, with its two events left.
+            #expect(await engine.observer.firstSnapshot { $0.destinations.first?.state == .idle && $0.depth == 2 } != nil)
             try await track(engine, 5..<6)
             _ = await engine.observer.firstSnapshot { $0.totals.delivered == 6 }
             // Draining on would have read 4 and 5 during the first send, and sent 6 alone.

@@ -72,10 +72,10 @@ struct TrackingObserverTests {
         #expect(snapshot.destinations.first { $0.name == "backup" }?.deliveryRate == 500)
     }
 
-    /// Between two batches of a drain the batcher reports idle for a moment: with events
-    /// left and a batch delivered within the last second, the destination reads sending;
-    /// a second later with nothing delivered it reads idle again.
-    @Test func aDrainBetweenTwoBatchesReadsSendingNotIdle() async throws {
+    /// A destination reads as its batcher reports it: sending through a drain, idle once
+    /// the drain ended, even with events left and a batch delivered just now (they wait
+    /// for the policy), and idle stays idle as time passes.
+    @Test func aDestinationReadsAsItsBatcherReportsIt() async throws {
         let wall = Mutex(Timestamp(millisecondsSince1970: 1_000_000))
         let depth = Mutex(QueueDepth(events: 480_000, destinations: ["main": DestinationDepth(pending: 480_000)]))
         let observer = TrackingObserver(
@@ -87,19 +87,13 @@ struct TrackingObserverTests {
         var record = Self.record(1)
         record.destination = "main"
         await observer.apply(.batchFinished(record, delivered: 500, deadLettered: 0))
+        await observer.apply(.destination(DestinationStatus(name: "main", endpoint: "e", depth: 479_500, state: .sending)))
+        #expect(await observer.snapshot.destinations.first?.state == .sending, "between two batches of a drain")
         await observer.apply(.destination(DestinationStatus(name: "main", endpoint: "e", depth: 479_500, state: .idle)))
-        #expect(await observer.snapshot.destinations.first?.state == .sending, "a batch delivered just now, events left: draining")
-        wall.withLock { $0 = Timestamp(millisecondsSince1970: 1_000_999) }
-        await observer.tick()
-        #expect(await observer.snapshot.destinations.first?.state == .sending)
-        wall.withLock { $0 = Timestamp(millisecondsSince1970: 1_001_001) }
-        await observer.tick()
-        #expect(await observer.snapshot.destinations.first?.state == .idle, "a second without a delivery: idle, with no new report")
-        depth.withLock { $0 = QueueDepth(events: 0, destinations: ["main": DestinationDepth(pending: 0)]) }
+        #expect(await observer.snapshot.destinations.first?.state == .idle, "the drain ended: events left wait for the policy")
         wall.withLock { $0 = Timestamp(millisecondsSince1970: 1_000_500) }
-        await observer.apply(.destination(DestinationStatus(name: "main", endpoint: "e", depth: 0, state: .idle)))
         await observer.tick()
-        #expect(await observer.snapshot.destinations.first?.state == .idle, "nothing left: idle")
+        #expect(await observer.snapshot.destinations.first?.state == .idle)
     }
 
     /// Every answered request counts, with its bytes, whatever the outcome; a batch the
