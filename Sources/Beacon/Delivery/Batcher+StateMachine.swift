@@ -181,9 +181,10 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
         }
     }
 
-    /// The drain ends once the batch in hand is done with: its read came back short, and
-    /// no split, isolation or probe (whose batches are short on purpose) nor the final
-    /// drain is under way. Reading ahead then would only fetch what arrived meanwhile.
+    /// The drain ends once the batch in hand is done with: its read came back short, no
+    /// split, isolation or probe (whose batches are short on purpose) is under way, and
+    /// the drain is neither one asked for nor the final one (``drainsEverything``).
+    /// Reading ahead then would only fetch what arrived meanwhile.
     var endsAfterThisBatch: Bool {
         !lastReadFull && !drainsEverything && streak == nil && splitLimit == nil
     }
