@@ -50,7 +50,11 @@ struct DeadExportWriteFailureTests {
     func outToAFullDeviceThroughTheEngine() async throws {
         let served = try await CtlCommandTests.Served.start()
         try await served.engine.tracker.track("Lost", anonymousId: "x").committed()
-        try await DatabaseQueue(path: served.store).write { db in
+        // The serving engine writes too (its batcher registers the destination as it
+        // starts): wait for its transaction rather than fail on SQLITE_BUSY.
+        var configuration = GRDB.Configuration()
+        configuration.busyMode = .timeout(10)
+        try await DatabaseQueue(path: served.store, configuration: configuration).write { db in
             try db.execute(sql: """
                 INSERT INTO dead_letters (seq, destination, message_id, name, payload, reason, status, failed_at)
                 VALUES (900, 'default', 'm-900', 'Lost', CAST('{"event":"Lost"}' AS BLOB), 'HTTP 400: refused', 400, 1764000000000)
