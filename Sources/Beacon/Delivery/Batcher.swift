@@ -475,9 +475,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             }
             // The later copies of a refused `messageId` are refused with it; those of an event
             // that was not refused stay queued and go again with it.
-            let reasons = Dictionary(rejected.map { ($0.event.messageId, $0.reason) }, uniquingKeysWith: { first, _ in first })
+            let reasons = Dictionary(rejected.map { ($0.event.messageIdKey, $0.reason) }, uniquingKeysWith: { first, _ in first })
             for copy in next.duplicates {
-                guard let reason = reasons[copy.messageId] else { continue }
+                guard let reason = reasons[copy.messageIdKey] else { continue }
                 settlement.deadLetters.append(
                     DeadLetter(event: copy, reason: reason, destination: destination.name, status: result.status, failedAt: now))
             }
@@ -550,12 +550,12 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// lost (an agent killed between its commit and its 200); one request must not carry
     /// both, as a collector refuses a batch that repeats a `messageId`.
     static func firstCopies(_ events: [QueuedEvent]) -> (first: [QueuedEvent], later: [QueuedEvent]) {
-        var seen = Set<String>(minimumCapacity: events.count)
+        var seen = Set<QueuedEvent.MessageIdKey>(minimumCapacity: events.count)
         var first: [QueuedEvent] = []
         var later: [QueuedEvent] = []
         first.reserveCapacity(events.count)
         for event in events {
-            if seen.insert(event.messageId).inserted {
+            if seen.insert(event.messageIdKey).inserted {
                 first.append(event)
             } else {
                 later.append(event)
@@ -573,7 +573,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         for event in events {
             switch destination.enrichment.apply(to: event.payload) {
             case .send(let payload):
-                send.append(QueuedEvent(sequence: event.sequence, messageId: event.messageId, name: event.name, payload: payload))
+                var enriched = event
+                enriched.payload = payload
+                send.append(enriched)
             case .filtered(let reason):
                 logger.trace("event filtered out", metadata: [
                     "destination": "\(destination.name)", "message_id": "\(event.messageId)", "reason": "\(reason)",

@@ -211,34 +211,37 @@ struct LogSegments: Sendable, Hashable {
             }
             expected += 1
             let size = Int(sqlite3_column_bytes(handle, 3))
-            if batch.count > 0, batch.bytes.count + size > maxBytes { return true }
+            if batch.count > 0, batch.payloadBytes + size > maxBytes { return true }
+            let id = bytes(handle, 1), name = bytes(handle, 2)
             if batch.count == 0 {
                 // Room for `limit` events the size of the first, within `maxBytes` (and
                 // 8 MiB, past which doubling costs little): one allocation for a batch of
                 // like events, not a doubling every few.
-                let (guess, overflow) = size.multipliedReportingOverflow(by: max(1, limit))
+                let (guess, overflow) = (size + id.count + name.count).multipliedReportingOverflow(by: max(1, limit))
                 batch.reserve(bytes: min(overflow ? .max : guess, maxBytes, 8 << 20), rows: min(max(1, limit), 4096))
             }
             let blob = size > 0 ? sqlite3_column_blob(handle, 3) : nil
-            batch.append(
-                sequence: sequence, messageId: text(handle, 1), name: text(handle, 2),
-                payload: UnsafeRawBufferPointer(start: blob, count: blob == nil ? 0 : size))
+            batch.append(sequence: sequence, messageId: id, name: name, payload: UnsafeRawBufferPointer(start: blob, count: blob == nil ? 0 : size))
         }
         return true
     }
 
-    private static func text(_ handle: SQLiteStatement, _ column: Int32) -> String {
-        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    /// A text column's bytes, valid until the statement steps again.
+    private static func bytes(_ handle: SQLiteStatement, _ column: Int32) -> UnsafeRawBufferPointer {
+        guard let pointer = sqlite3_column_text(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
     }
 }
 
 /// The events of one read as they are stepped: their payloads appended to one buffer,
 /// sliced only once it stops growing (a slice taken earlier would hold an old copy).
 private struct ReadBatch {
+    /// Each event's `messageId`, name and payload, one after another.
     private(set) var bytes: [UInt8] = []
-    private var rows: [(sequence: Int64, messageId: String, name: String, end: Int)] = []
+    /// The payloads' bytes alone: what a batch's byte limit counts.
+    private(set) var payloadBytes = 0
+    /// Where each event's `messageId`, name and payload end in ``bytes``.
+    private var rows: [(sequence: Int64, idEnd: Int, nameEnd: Int, end: Int)] = []
 
     var count: Int { rows.count }
 
@@ -247,17 +250,24 @@ private struct ReadBatch {
         rows.reserveCapacity(count)
     }
 
-    mutating func append(sequence: Int64, messageId: String, name: String, payload: UnsafeRawBufferPointer) {
+    mutating func append(sequence: Int64, messageId: UnsafeRawBufferPointer, name: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: messageId)
+        let idEnd = bytes.count
+        bytes.append(contentsOf: name)
+        let nameEnd = bytes.count
         bytes.append(contentsOf: payload)
-        rows.append((sequence, messageId, name, bytes.count))
+        payloadBytes += payload.count
+        rows.append((sequence, idEnd, nameEnd, bytes.count))
     }
 
-    /// The events, each payload a slice of the finished buffer.
+    /// The events, each field a slice of the finished buffer.
     func events() -> [QueuedEvent] {
         var start = 0
         return rows.map { row in
             defer { start = row.end }
-            return QueuedEvent(sequence: row.sequence, messageId: row.messageId, name: row.name, payloadBytes: bytes[start..<row.end])
+            return QueuedEvent(
+                sequence: row.sequence, messageIdBytes: bytes[start..<row.idEnd], nameBytes: bytes[row.idEnd..<row.nameEnd],
+                payloadBytes: bytes[row.nameEnd..<row.end])
         }
     }
 }
