@@ -9,7 +9,7 @@ extension SQLiteEventQueue {
     public func settle(_ settlement: BatchSettlement) async throws(StorageError) {
         let historyLimit = Int64(configuration.batchHistoryLimit)
         let destination = settlement.record.destination
-        let leased = writer.state.withLock { $0.leasedBytes[destination] ?? [:] }
+        let leased = writer.state.withLock { $0.leasedSizes[destination] ?? LeasedSizes() }
         let result: Snapshot
         do {
             result = try await pool.writeWithoutTransaction { db in
@@ -51,10 +51,10 @@ extension SQLiteEventQueue {
             guard let lease = state.leases[destination] else { return }
             if let through = settlement.through, through < lease.upperBound {
                 state.leases[destination] = max(lease.lowerBound, through + 1)...lease.upperBound
-                state.leasedBytes[destination] = state.leasedBytes[destination]?.filter { $0.key > through }
+                state.leasedSizes[destination]?.removeThrough(through)
             } else {
                 state.leases[destination] = nil
-                state.leasedBytes[destination] = nil
+                state.leasedSizes[destination] = nil
             }
         }
         notify(.settled(settlement, depth: self.depth))
@@ -103,7 +103,7 @@ extension SQLiteEventQueue {
 
         /// Marks `sequences` done for `name` and counts what left; returns how many were
         /// pending for it. `leased` holds the payload sizes its peeks read.
-        mutating func markDone(_ sequences: [Int64], by name: String, leased: [Int64: Int], _ db: Database) throws -> Int {
+        mutating func markDone(_ sequences: [Int64], by name: String, leased: LeasedSizes, _ db: Database) throws -> Int {
             let (newly, left) = log.markDone(sequences, by: name, through: last)
             try recordLeft(left, leased: leased, db)
             return Int(clamping: newly.count)
@@ -112,15 +112,10 @@ extension SQLiteEventQueue {
         /// Counts events that left the queue: their bytes (from `leased` when it has them
         /// all, else read), and each as dead-lettered if any destination dead-lettered it,
         /// else as delivered.
-        mutating func recordLeft(_ left: SequenceRanges, leased: [Int64: Int], _ db: Database) throws {
+        mutating func recordLeft(_ left: SequenceRanges, leased: LeasedSizes, _ db: Database) throws {
             guard !left.isEmpty else { return }
             let count = Int(clamping: left.count)
-            var bytes = 0
-            if count <= leased.count, left.ranges.allSatisfy({ range in range.allSatisfy { leased[$0] != nil } }) {
-                for range in left.ranges { for sequence in range { bytes += leased[sequence] ?? 0 } }
-            } else {
-                bytes = try segments.payloadBytes(of: left, db)
-            }
+            let bytes = try leased.bytes(of: left) ?? segments.payloadBytes(of: left, db)
             var deadLettered = 0
             for range in left.ranges {
                 deadLettered += try Int.fetchOne(

@@ -108,7 +108,7 @@ public final class SQLiteEventQueue: EventQueue {
         var leases: [String: ClosedRange<Int64>] = [:]
         /// Per destination, the payload sizes of the events its peeks read and it has not
         /// settled: a settle counts the bytes that leave without reading them again.
-        var leasedBytes: [String: [Int64: Int]] = [:]
+        var leasedSizes: [String: LeasedSizes] = [:]
         var lastBatchID: Int64 = 0
         /// Events dropped from memory not yet added to the store's `dropped` counter.
         var unrecordedDrops = 0
@@ -399,7 +399,7 @@ public final class SQLiteEventQueue: EventQueue {
                 try db.run("DELETE FROM destination_pauses WHERE destination = ?", [destination])
                 // Every event the remaining destinations are all done with leaves now.
                 let left = snapshot.log.unregister(destination, through: snapshot.last)
-                try snapshot.recordLeft(left, leased: [:], db)
+                try snapshot.recordLeft(left, leased: LeasedSizes(), db)
                 try snapshot.finish(db)
                 self.logger.notice("destination unregistered", metadata: ["destination": "\(destination)"])
                 return snapshot
@@ -410,7 +410,7 @@ public final class SQLiteEventQueue: EventQueue {
         apply(result)
         writer.state.withLock { state in
             state.leases[destination] = nil
-            state.leasedBytes[destination] = nil
+            state.leasedSizes[destination] = nil
         }
     }
 
@@ -435,9 +435,7 @@ public final class SQLiteEventQueue: EventQueue {
             writer.state.withLock { state in
                 let lease = state.leases[destination].map { min($0.lowerBound, first.sequence)...max($0.upperBound, last.sequence) }
                 state.leases[destination] = lease ?? first.sequence...last.sequence
-                var sizes = state.leasedBytes[destination] ?? [:]
-                for event in events { sizes[event.sequence] = event.payloadCount }
-                state.leasedBytes[destination] = sizes
+                state.leasedSizes[destination, default: LeasedSizes()].record(events)
             }
         }
         return events
@@ -446,7 +444,7 @@ public final class SQLiteEventQueue: EventQueue {
     public func releaseLeases(for destination: String) {
         writer.state.withLock { state in
             state.leases[destination] = nil
-            state.leasedBytes[destination] = nil
+            state.leasedSizes[destination] = nil
         }
     }
 
