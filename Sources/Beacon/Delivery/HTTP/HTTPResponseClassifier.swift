@@ -39,13 +39,14 @@ public struct HTTPResponseClassifier: Sendable, Hashable {
     ///   - status: The HTTP status code.
     ///   - headers: The response headers; names are matched case-insensitively.
     ///   - body: The response body (read for a message and a `rejected` list).
-    ///   - messageIds: The batch's `messageId`s, in the order they were sent.
+    ///   - messageIds: The batch's `messageId`s, in the order they were sent: made only
+    ///     for a 400 or 422, which may name its events.
     ///   - now: The current time, for a `Retry-After` given as a date.
     public func classify(
         status: Int,
         headers: [String: String],
         body: [UInt8],
-        messageIds: [String],
+        messageIds: @autoclosure () -> [String],
         now: Timestamp
     ) -> SendOutcome {
         if (200...299).contains(status) { return .delivered }
@@ -53,7 +54,7 @@ public struct HTTPResponseClassifier: Sendable, Hashable {
         let reason = Self.reason(status: status, message: errorBody.message)
         switch status {
         case 400, 422:
-            return .rejected(Self.rejections(in: errorBody, status: status, messageIds: messageIds))
+            return .rejected(Self.rejections(in: errorBody, status: status, messageIds: messageIds()))
         case 401, 403:
             return .unauthorized(reason: reason)
         case 413:

@@ -20,6 +20,19 @@ struct HTTPResponseClassifierTests {
         #expect(classify(status, body: #"{"message":"ignored"}"#) == .delivered)
     }
 
+    /// A batch's ids are made (a `String` per event) only for an answer that may name its
+    /// events: never for a delivery.
+    @Test("the messageIds are read only for a 400 or 422", arguments: [200, 204, 401, 413, 429, 500, 400, 422])
+    func messageIdsReadOnlyForRejections(status: Int) {
+        var reads = 0
+        func batchIds() -> [String] {
+            reads += 1
+            return ids
+        }
+        _ = classifier.classify(status: status, headers: [:], body: Array(#"{"rejected":[{"index":1}]}"#.utf8), messageIds: batchIds(), now: now)
+        #expect(reads == (status == 400 || status == 422 ? 1 : 0))
+    }
+
     // MARK: 400 and 422
 
     @Test("400 with a rejected list matches by messageId, in batch order, with reasons")
