@@ -113,8 +113,11 @@ struct GroupCommitBufferTests {
         for round in 0..<(GroupCommitBuffer.maxDroppedRuns + 20) {
             store.failing.withLock { $0 = true }
             let lost = buffer.append(Self.event(2 * round))
-            await Self.waitOn(store.failed)  // its commit failed: the next append pushes it out
+            await Self.waitOn(store.failed)  // its commit failed: with a buffer of one, the next append drops it
             let kept = buffer.append(Self.event(2 * round + 1))
+            // Dropped by that append, or, when the writer was retrying it at that moment,
+            // by the retry's failure (the store fails until it is told otherwise).
+            #expect(await buffer.waitForCommit(lost, until: .now + .seconds(20)) == .dropped, "round \(round)")
             #expect(buffer.settledOutcome(of: lost) == .dropped, "round \(round)")
             store.failing.withLock { $0 = false }
             #expect(await buffer.waitForCommit(kept, until: .now + .seconds(20)) == .committed, "round \(round)")
