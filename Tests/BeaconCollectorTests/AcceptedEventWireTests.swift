@@ -1,5 +1,6 @@
 import Beacon
 import BeaconCollector
+import BeaconWire
 import BeaconTesting
 import Foundation
 import Synchronization
@@ -27,6 +28,7 @@ import Testing
         ("/v1/track", #"{"event":"Route Default","messageId":"m-11","anonymousId":"a","sentAt":"2026-11-27T10:00:00Z"}"#),
         ("/v1/batch", #"{ "type" : "track" , "event" : "Spaced" , "messageId" : "m-12" , "userId" : "u" }"#),
         ("/v1/batch", #"{"type":"track","event":"Escaped \"id\"","messageId":"m-\u0031\/3","userId":"u"}"#),
+        ("/v1/batch", #"{"type":"track","event":"Both","messageId":"m-14","userId":"u","originalTimestamp":"2020-01-01T00:00:00Z","timestamp":"2026-11-27T10:00:00.5-03:30"}"#),
     ]
 
     @Test func theCheckedPathGivesWhatTheFullReadingGives() async throws {
@@ -44,8 +46,10 @@ import Testing
             let full = try WireEvent(json: event.json, defaultType: event.type)
             let checked = try WireEvent(
                 checkedJSON: event.json, messageId: event.messageId, type: event.type, namesItsType: event.namesItsType,
-                name: event.name, timestamp: event.timestamp)
+                name: event.name, time: event.time)
             #expect(checked == full, "\(String(decoding: event.json, as: UTF8.self))")
+            // The collector's checks read the time once, as the full reading reads it.
+            #expect(event.time == full.timestamp, "\(String(decoding: event.json, as: UTF8.self))")
         }
         #expect(accepted.filter { !$0.namesItsType }.count == 4, "m-8, m-9, m-10 and m-11 name no type of their own")
     }
@@ -53,22 +57,21 @@ import Testing
     @Test func onlyTheSizeIsCheckedAgainAndOddCasesTakeTheFullPath() throws {
         let json = Array(#"{"type":"track","event":"E","messageId":"m","userId":"u"}"#.utf8)
         #expect(throws: TrackingError.self) {
-            try WireEvent(checkedJSON: json, messageId: "m", type: "track", namesItsType: true, name: "E", timestamp: nil, maxEventBytes: 10)
+            try WireEvent(checkedJSON: json, messageId: "m", type: "track", namesItsType: true, name: "E", time: nil, maxEventBytes: 10)
         }
-        // A timestamp that does not read goes the whole way, which names the problem.
-        let badTime = Array(#"{"type":"track","event":"E","messageId":"m","userId":"u","timestamp":"yesterday"}"#.utf8)
-        #expect(throws: TrackingError.self) {
-            try WireEvent(checkedJSON: badTime, messageId: "m", type: "track", namesItsType: true, name: "E", timestamp: "yesterday")
+        // The time the checks read is kept as given, at either end of the range.
+        for millis in [Int64(0), 253_402_300_799_999] {
+            let time = Timestamp(millisecondsSince1970: millis)
+            let event = try WireEvent(checkedJSON: json, messageId: "m", type: "track", namesItsType: true, name: "E", time: time)
+            #expect(event.timestamp == time)
         }
-        // Milliseconds past the year 9999 are not a time: the full path reads the JSON (which has none).
-        let late = try WireEvent(checkedJSON: json, messageId: "m", type: "track", namesItsType: true, name: "E", timestamp: "999999999999999")
-        #expect(late.timestamp == nil)
-        let edge = try WireEvent(checkedJSON: json, messageId: "m", type: "track", namesItsType: true, name: "E", timestamp: "253402300799999")
-        #expect(edge.timestamp?.millisecondsSince1970 == 253_402_300_799_999)
         // An event without its own type gets it written into its JSON, as the full reading does.
         let untyped = Array(#"{"event":"E","messageId":"m","userId":"u"}"#.utf8)
-        let written = try WireEvent(checkedJSON: untyped, messageId: "m", type: "track", namesItsType: false, name: "E", timestamp: nil)
+        let written = try WireEvent(checkedJSON: untyped, messageId: "m", type: "track", namesItsType: false, name: "E", time: nil)
         #expect(String(decoding: written.json, as: UTF8.self).contains(#""type":"track""#))
+        // So does an event whose type is not a Segment call.
+        let odd = try WireEvent(checkedJSON: json, messageId: "m", type: "launch", namesItsType: true, name: "E", time: nil)
+        #expect(odd == (try WireEvent(json: json, defaultType: "launch")))
     }
 }
 

@@ -1,3 +1,5 @@
+import BeaconWire
+
 /// A batch cleared for storage: every event of the parsed body, with its type and the
 /// time the collector received it. A ``CollectorStore`` reads it through ``count`` and
 /// ``events``.
@@ -6,12 +8,15 @@ public struct AcceptedBatch: Sendable {
     var parsed: ParsedBody
     /// The type of each event, in order (the route's default for events that name none).
     var types: [EventType]
+    /// The time of each event as the checks read it, in order.
+    var times: [Timestamp?]
     /// When the collector received the batch, in milliseconds since 1970.
     public internal(set) var receivedAtMilliseconds: Int64
 
-    init(parsed: ParsedBody, types: [EventType], receivedAtMilliseconds: Int64) {
+    init(parsed: ParsedBody, types: [EventType], times: [Timestamp?], receivedAtMilliseconds: Int64) {
         self.parsed = parsed
         self.types = types
+        self.times = times
         self.receivedAtMilliseconds = receivedAtMilliseconds
     }
 
@@ -31,7 +36,7 @@ public struct AcceptedBatch: Sendable {
                     userId: text.string(fields.userId),
                     anonymousId: text.string(fields.anonymousId),
                     timestamp: text.string(fields.timestamp?.hasText == true ? fields.timestamp : fields.originalTimestamp),
-                    json: Array(text.bytes(item.range)), namesItsType: fields.type?.kind == .string)
+                    json: Array(text.bytes(item.range)), namesItsType: fields.type?.kind == .string, time: times[index])
             }
         }
     }

@@ -1,3 +1,5 @@
+import BeaconWire
+
 /// One event of an ``AcceptedBatch``: the fields a store indexes, and the event's JSON
 /// exactly as the client sent it (after decompression). Every event here passed the
 /// collector's checks: its `messageId` is a non-empty string without control characters,
@@ -21,11 +23,14 @@ public struct AcceptedEvent: Sendable, Hashable {
     public var timestamp: String?
     /// The event's JSON, byte for byte.
     public var json: [UInt8]
+    /// ``timestamp`` as the collector's checks read it: `nil` when there is none, or for
+    /// an event made without the checks.
+    public var time: Timestamp?
 
     /// Creates an event.
     public init(
         messageId: String, type: String, name: String?, userId: String?, anonymousId: String?, timestamp: String?,
-        json: [UInt8], namesItsType: Bool = true
+        json: [UInt8], namesItsType: Bool = true, time: Timestamp? = nil
     ) {
         self.messageId = messageId
         self.type = type
@@ -35,5 +40,6 @@ public struct AcceptedEvent: Sendable, Hashable {
         self.anonymousId = anonymousId
         self.timestamp = timestamp
         self.json = json
+        self.time = time
     }
 }

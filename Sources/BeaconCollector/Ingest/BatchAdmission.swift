@@ -18,8 +18,9 @@ enum BatchAdmission {
 
     /// The decision on one body.
     enum Verdict: Sendable {
-        /// Store every event; the type of each, in order.
-        case accept([EventType])
+        /// Store every event; the type of each, in order, and the time of each as the
+        /// checks read it (see ``EventValidator/Verdict/valid(type:messageId:time:)``).
+        case accept([EventType], times: [Timestamp?])
         /// Store nothing (a repeated `messageId` counts at its second and later positions).
         case refuse(Refusal)
     }
@@ -32,7 +33,9 @@ enum BatchAdmission {
         parsed.withText { text in
             var refusal = Refusal(listed: [], total: 0, countsByCode: [:])
             var types: [EventType] = []
+            var times: [Timestamp?] = []
             types.reserveCapacity(parsed.items.count)
+            times.reserveCapacity(parsed.items.count)
             var seen = MessageIdSet(capacity: parsed.items.count)
             for (index, item) in parsed.items.enumerated() {
                 let detailed = refusal.listed.count < maxListed
@@ -42,7 +45,7 @@ enum BatchAdmission {
                 switch verdict {
                 case .invalid(let rejection):
                     refusal.add(rejection, detailed: detailed)
-                case .valid(let type, let messageId):
+                case .valid(let type, let messageId, let time):
                     guard seen.insert(messageId, in: text) else {
                         let rejection: EventRejection
                         if detailed {
@@ -57,10 +60,13 @@ enum BatchAdmission {
                         refusal.add(rejection, detailed: detailed)
                         continue
                     }
-                    if refusal.total == 0 { types.append(type) }
+                    if refusal.total == 0 {
+                        types.append(type)
+                        times.append(time)
+                    }
                 }
             }
-            return refusal.total == 0 ? .accept(types) : .refuse(refusal)
+            return refusal.total == 0 ? .accept(types, times: times) : .refuse(refusal)
         }
     }
 }

@@ -9,9 +9,10 @@ enum EventValidator {
 
     /// What the validator made of one event.
     enum Verdict: Sendable, Hashable {
-        /// The event is valid: its type (the default type when it names none) and its
-        /// `messageId` (a non-empty string).
-        case valid(type: EventType, messageId: FieldValue)
+        /// The event is valid: its type (the default type when it names none), its
+        /// `messageId` (a non-empty string), and its time as read from `timestamp` (or,
+        /// when that is absent or null, `originalTimestamp`), if it has one.
+        case valid(type: EventType, messageId: FieldValue, time: Timestamp?)
         /// The event is refused, and why.
         case invalid(EventRejection)
 
@@ -22,15 +23,25 @@ enum EventValidator {
         }
     }
 
-    /// Whether `digits` is a whole number of milliseconds since 1970, at most the end of
-    /// the year 9999 (15 digits, no sign, fraction or exponent).
-    static func isEpochMilliseconds(_ digits: some Collection<UInt8>) -> Bool {
+    /// `digits` as a whole number of milliseconds since 1970, at most the end of the year
+    /// 9999 (15 digits, no sign, fraction or exponent); `nil` for anything else.
+    static func epochMilliseconds(_ digits: some Collection<UInt8>) -> Timestamp? {
         guard (1...15).contains(digits.count), digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
-            return false
+            return nil
         }
         var value: Int64 = 0
         for digit in digits { value = value * 10 + Int64(digit - UInt8(ascii: "0")) }  // 15 digits: no overflow
-        return value <= 253_402_300_799_999
+        return value <= 253_402_300_799_999 ? Timestamp(millisecondsSince1970: value) : nil
+    }
+
+    /// What a time field of an event holds.
+    enum FieldTime: Equatable {
+        /// Absent or null.
+        case absent
+        /// A time: an ISO 8601 string, or whole milliseconds since 1970 up to the year 9999.
+        case at(Timestamp)
+        /// Anything else.
+        case invalid
     }
 
     /// The verdict on the event `item` at `index`, whose text `text` holds.
@@ -65,12 +76,16 @@ enum EventValidator {
         func notObject(_ name: StaticString, _ kind: JSONKind) -> Verdict {
             reject("wrong_type", "Event \(index): \(name) is a \(kind.name); send it as an object.")
         }
-        /// True when the field is absent, null, a string `Timestamp(iso8601:)` accepts, or
-        /// whole milliseconds since 1970 up to the year 9999 (FindHotel's client sends those).
-        func isTime(_ field: FieldValue?) -> Bool {
-            guard let field, field.kind != .null else { return true }
-            if field.kind == .number { return isEpochMilliseconds(text.bytes(field)) }
-            return field.kind == .string && Timestamp(iso8601: text.bytes(field)) != nil
+        /// The field read as a time: a string `Timestamp(iso8601:)` accepts, or whole
+        /// milliseconds since 1970 up to the year 9999 (FindHotel's client sends those).
+        func time(_ field: FieldValue?) -> FieldTime {
+            guard let field, field.kind != .null else { return .absent }
+            let read = switch field.kind {
+            case .number: epochMilliseconds(text.bytes(field))
+            case .string: Timestamp(iso8601: text.bytes(field))
+            default: Timestamp?.none
+            }
+            return read.map(FieldTime.at) ?? .invalid
         }
         func notTime(_ name: StaticString) -> Verdict {
             reject(
@@ -162,9 +177,16 @@ enum EventValidator {
                 "missing_identity",
                 "Event \(index) has neither userId nor anonymousId; set at least one of them.")
         }
-        if !isTime(fields.timestamp) { return notTime("timestamp") }
-        if !isTime(fields.originalTimestamp) { return notTime("originalTimestamp") }
-        if !isTime(fields.sentAt) { return notTime("sentAt") }
-        return .valid(type: type, messageId: messageIdField)
+        let timestamp = time(fields.timestamp)
+        if timestamp == .invalid { return notTime("timestamp") }
+        let originalTimestamp = time(fields.originalTimestamp)
+        if originalTimestamp == .invalid { return notTime("originalTimestamp") }
+        if time(fields.sentAt) == .invalid { return notTime("sentAt") }
+        // The time stores keep: `timestamp`, or else `originalTimestamp` (read once, here).
+        let eventTime: Timestamp? = switch (timestamp, originalTimestamp) {
+        case (.at(let time), _), (.absent, .at(let time)): time
+        default: nil
+        }
+        return .valid(type: type, messageId: messageIdField, time: eventTime)
     }
 }

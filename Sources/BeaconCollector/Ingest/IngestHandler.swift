@@ -109,8 +109,8 @@ struct IngestHandler: Sendable {
         let receivedAt = Timestamp.now().millisecondsSince1970
         let batch: AcceptedBatch
         switch BatchAdmission.decide(parsed, defaultType: defaultType, maxEventBytes: core.limits.maxEventBytes) {
-        case .accept(let types):
-            batch = AcceptedBatch(parsed: parsed, types: types, receivedAtMilliseconds: receivedAt)
+        case .accept(let types, let times):
+            batch = AcceptedBatch(parsed: parsed, types: types, times: times, receivedAtMilliseconds: receivedAt)
         case .refuse(let refusal):
             outcome.rejectedByCode = refusal.countsByCode
             outcome.rejected = refusal.total

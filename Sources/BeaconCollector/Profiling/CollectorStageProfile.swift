@@ -58,11 +58,11 @@ import GRDBSQLite
             let checked = ContinuousClock.now
             let parsed = try BatchParser.parseBatch(json, keepingAtMost: limits.maxEventsPerBatch)
             let parsedAt = ContinuousClock.now
-            guard case .accept(let types) = BatchAdmission.decide(parsed, defaultType: .track, maxEventBytes: limits.maxEventBytes) else {
+            guard case .accept(let types, let times) = BatchAdmission.decide(parsed, defaultType: .track, maxEventBytes: limits.maxEventBytes) else {
                 throw CollectorSetupError(message: "the collector would refuse a replayed batch")
             }
             let validated = ContinuousClock.now
-            let batch = AcceptedBatch(parsed: parsed, types: types, receivedAtMilliseconds: Timestamp.now().millisecondsSince1970)
+            let batch = AcceptedBatch(parsed: parsed, types: types, times: times, receivedAtMilliseconds: Timestamp.now().millisecondsSince1970)
             result.stored += try await store.insert(batch).stored
             let end = ContinuousClock.now
             result.inflate.append(inflated - start)

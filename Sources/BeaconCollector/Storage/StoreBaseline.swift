@@ -30,11 +30,11 @@ public struct StoreBaseline: Sendable {
             } catch {
                 throw CollectorSetupError(message: "Body \(index) is not a batch the collector accepts: \(error.message)")
             }
-            guard case .accept(let types) = BatchAdmission.decide(parsed, defaultType: .track, maxEventBytes: CollectorLimits().maxEventBytes)
+            guard case .accept(let types, let times) = BatchAdmission.decide(parsed, defaultType: .track, maxEventBytes: CollectorLimits().maxEventBytes)
             else {
                 throw CollectorSetupError(message: "Body \(index) holds events the collector would refuse.")
             }
-            batches.append(AcceptedBatch(parsed: parsed, types: types, receivedAtMilliseconds: receivedAt))
+            batches.append(AcceptedBatch(parsed: parsed, types: types, times: times, receivedAtMilliseconds: receivedAt))
         }
         self.batches = batches
         eventCount = batches.reduce(0) { $0 + $1.parsed.items.count }

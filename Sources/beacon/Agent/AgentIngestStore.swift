@@ -32,7 +32,7 @@ struct AgentIngestStore: CollectorStore {
                 // The collector's ingest made WireEvent's checks already: only the size is checked again.
                 let event = try WireEvent(
                     checkedJSON: accepted.json, messageId: accepted.messageId, type: accepted.type,
-                    namesItsType: accepted.namesItsType, name: accepted.name, timestamp: accepted.timestamp,
+                    namesItsType: accepted.namesItsType, name: accepted.name, time: accepted.time,
                     maxEventBytes: tracker.validator.maxEventBytes)
                 bytes += event.json.count
                 events.append(event)
