@@ -10,8 +10,6 @@ struct BenchFigure {
         case ratioAtLeast(Double)
         /// ratio ≤ value
         case ratioAtMost(Double)
-        /// |ratio − 1| ≤ value
-        case ratioWithin(Double)
         /// figure ≥ value (in the figure's unit)
         case valueAtLeast(Double)
         /// figure ≤ value (in the figure's unit)
@@ -23,7 +21,6 @@ struct BenchFigure {
             switch self {
             case .ratioAtLeast(let value): return "ratio >= \(value)"
             case .ratioAtMost(let value): return "ratio <= \(value)"
-            case .ratioWithin(let value): return "ratio within \(value * 100)% of 1"
             case .valueAtLeast(let value): return ">= \(value)"
             case .valueAtMost(let value): return "<= \(value)"
             case .valueBelow(let value): return "< \(value)"
@@ -60,7 +57,6 @@ struct BenchFigure {
         switch target {
         case .ratioAtLeast(let value): return ratio.map { $0 >= value }
         case .ratioAtMost(let value): return ratio.map { $0 <= value }
-        case .ratioWithin(let value): return ratio.map { abs($0 - 1) <= value }
         case .valueAtLeast(let value): return median >= value
         case .valueAtMost(let value): return median <= value
         case .valueBelow(let value): return median < value
