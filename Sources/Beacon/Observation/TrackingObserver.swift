@@ -41,7 +41,7 @@ public actor TrackingObserver {
     private var rateSamples = Deque<(accepted: Int, delivered: Int)>()
     /// Each destination's delivered counter, one sample per tick (as ``rateSamples``).
     private var destinationSamples = Deque<[String: Int]>()
-    private var latencies = Deque<Duration>()
+    private var latencies = LatencyWindow(capacity: 1000)
     private var baseTotals: QueueTotals
     private let depthProvider: (@Sendable () -> QueueDepth)?
     private let oldestPendingProvider: (@Sendable () async -> [String: Timestamp]?)?
@@ -184,8 +184,7 @@ public actor TrackingObserver {
                 updateDestination(named: record.destination) { $0.lastSuccessAt = now }
                 current.totals.batchesSent += 1
                 latencies.append(record.duration)
-                if latencies.count > 1000 { latencies.removeFirst() }
-                current.latency = Self.percentiles(latencies)
+                current.latency = latencies.latency
             case .retry: current.totals.retried += 1
             case .split: current.totals.split += 1
             case .deadLettered, .paused, .filtered: break
@@ -325,12 +324,7 @@ public actor TrackingObserver {
     }
 
     static func percentiles(_ samples: Deque<Duration>) -> EngineSnapshot.Latency {
-        guard !samples.isEmpty else { return EngineSnapshot.Latency() }
-        let sorted = samples.sorted()
-        func at(_ share: Double) -> Duration {
-            sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * share).rounded()))]
-        }
-        return EngineSnapshot.Latency(p50: at(0.5), p99: at(0.99))
+        LatencyWindow.latency(sorted: samples.sorted())
     }
 }
 
