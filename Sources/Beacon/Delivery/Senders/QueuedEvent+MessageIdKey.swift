@@ -5,7 +5,7 @@ extension QueuedEvent {
         var bytes: ArraySlice<UInt8>
 
         static func == (lhs: Self, rhs: Self) -> Bool {
-            lhs.bytes.count == rhs.bytes.count && lhs.bytes.elementsEqual(rhs.bytes)
+            lhs.bytes == rhs.bytes
         }
 
         func hash(into hasher: inout Hasher) {

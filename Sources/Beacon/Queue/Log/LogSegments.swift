@@ -233,8 +233,9 @@ struct LogSegments: Sendable, Hashable {
     }
 }
 
-/// The events of one read as they are stepped: their payloads appended to one buffer,
-/// sliced only once it stops growing (a slice taken earlier would hold an old copy).
+/// The events of one read as they are stepped: their ids, names and payloads appended to
+/// one buffer, sliced only once it stops growing (a slice taken earlier would hold an old
+/// copy).
 private struct ReadBatch {
     /// Each event's `messageId`, name and payload, one after another.
     private(set) var bytes: [UInt8] = []
