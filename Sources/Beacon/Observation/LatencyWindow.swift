@@ -43,12 +43,6 @@ struct LatencyWindow {
 
     /// The first index of `sorted` whose value is not below `duration`.
     private static func index(of duration: Duration, in sorted: [Duration]) -> Int {
-        var low = 0
-        var high = sorted.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] < duration { low = middle + 1 } else { high = middle }
-        }
-        return low
+        sorted.partitioningIndex { $0 >= duration }
     }
 }

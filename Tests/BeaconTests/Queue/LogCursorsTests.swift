@@ -33,6 +33,22 @@ struct LogCursorsTests {
         }
     }
 
+    /// The binary search the log's sets, the leased sizes and the observer's latency window
+    /// share, against a linear scan: empty, all before, all after, and slices that do not
+    /// start at zero.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func partitioningIndexFindsTheFirstOfTheSecondPart(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        for _ in 0..<300 {
+            let values = (0..<Int.random(in: 0...20, using: &random)).map { _ in Int.random(in: 0...10, using: &random) }.sorted()
+            let drop = Int.random(in: 0...values.count, using: &random)
+            let slice = values[drop...]
+            let pivot = Int.random(in: -1...11, using: &random)
+            let expected = slice.firstIndex { $0 >= pivot } ?? slice.endIndex
+            #expect(slice.partitioningIndex { $0 >= pivot } == expected, "\(Array(slice)) at \(pivot)")
+        }
+    }
+
     static func members(_ ranges: SequenceRanges) -> Set<Int64> {
         Set(ranges.ranges.flatMap { Array($0) })
     }

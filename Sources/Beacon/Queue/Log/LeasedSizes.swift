@@ -55,12 +55,6 @@ struct LeasedSizes: Sendable, Hashable {
 
     /// The first index whose sequence is `sequence` or greater.
     private func index(atOrAfter sequence: Int64) -> Int {
-        var low = 0
-        var high = sequences.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sequences[middle] < sequence { low = middle + 1 } else { high = middle }
-        }
-        return low
+        sequences.partitioningIndex { $0 >= sequence }
     }
 }

@@ -25,13 +25,8 @@ struct SequenceRanges: Sendable, Hashable {
     var count: Int64 { ranges.reduce(0) { $0 + ($1.upperBound - $1.lowerBound + 1) } }
 
     func contains(_ sequence: Int64) -> Bool {
-        var low = 0
-        var high = ranges.count
-        while low < high {
-            let middle = (low + high) / 2
-            if ranges[middle].upperBound < sequence { low = middle + 1 } else { high = middle }
-        }
-        return low < ranges.count && ranges[low].contains(sequence)
+        let index = ranges.partitioningIndex { $0.upperBound >= sequence }
+        return index < ranges.count && ranges[index].contains(sequence)
     }
 
     mutating func insert(_ range: ClosedRange<Int64>) {
