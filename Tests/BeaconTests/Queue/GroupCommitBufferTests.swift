@@ -113,7 +113,7 @@ struct GroupCommitBufferTests {
         for round in 0..<(GroupCommitBuffer.maxDroppedRuns + 20) {
             store.failing.withLock { $0 = true }
             let lost = buffer.append(Self.event(2 * round))
-            await Self.waitOn(store.failed)  // its commit failed: with a buffer of one, the next append drops it
+            await Self.waitOn(store.failed)  // its commit failed
             let kept = buffer.append(Self.event(2 * round + 1))
             // Dropped by that append, or, when the writer was retrying it at that moment,
             // by the retry's failure (the store fails until it is told otherwise).
