@@ -64,21 +64,39 @@ public enum DeliveryPlanner {
             let delay = retryPolicy.delay(afterFailures: failures < .max ? failures + 1 : .max, retryAfter: retryAfter, random: random)
             return .retry(after: delay, reason: reason)
         case .rejected(let rejections):
-            var reasons: [String: String] = [:]
-            for rejection in rejections {
-                if let id = rejection.messageId { reasons[id] = deadLetterReason(rejection, messageId: id) }
-            }
-            let named = batch.events.compactMap { event in
-                reasons[event.messageId].map { (event, $0) }
-            }
+            let named = refused(batch.events, by: rejections)
             if !named.isEmpty {
-                return .deadLetter(named.map { RejectedEvent(event: $0.0, reason: $0.1) })
+                return .deadLetter(named)
             }
             return isolate(batch, reason: "refused by the destination (400) without a reason")
         case .tooLarge:
             return isolate(batch, reason: "too large for the destination (413) even alone")
         case .unauthorized(let reason):
             return .pause(reason: reason)
+        }
+    }
+
+    /// The events `rejections` name, in batch order. A rejection names the event at its
+    /// `index` when that event's `messageId` is the one it gives (or it gives none), else
+    /// every event with its `messageId`. Ids compare as bytes, as a collector dedups:
+    /// two ids that differ only in Unicode form are two events, and refusing one must
+    /// not dead-letter the other.
+    static func refused(_ events: [QueuedEvent], by rejections: [EventRejection]) -> [RejectedEvent] {
+        var byIndex: [Int: EventRejection] = [:]
+        var byId: [QueuedEvent.MessageIdKey: EventRejection] = [:]
+        for rejection in rejections {
+            let id = rejection.messageId.map { QueuedEvent.MessageIdKey(bytes: Array($0.utf8)[...]) }
+            if let index = rejection.index, events.indices.contains(index), id == nil || id == events[index].messageIdKey {
+                if byIndex[index] == nil { byIndex[index] = rejection }
+            } else if let id, byId[id] == nil {
+                byId[id] = rejection
+            }
+        }
+        if byIndex.isEmpty, byId.isEmpty { return [] }
+        return events.indices.compactMap { index in
+            let event = events[index]
+            guard let rejection = byIndex[index] ?? (byId.isEmpty ? nil : byId[event.messageIdKey]) else { return nil }
+            return RejectedEvent(event: event, reason: deadLetterReason(rejection, messageId: event.messageId))
         }
     }
 

@@ -54,6 +54,35 @@ struct DeliveryPlannerTests {
         #expect(rejected.map(\.reason) == ["bad"])
     }
 
+    @Test func rejectionsNameEventsByIndexThenByIdBytes() {
+        let composed = "id-\u{E9}", decomposed = "id-e\u{301}"
+        let ids = ["m0", composed, decomposed, "m3"]
+        let batch = OutgoingBatch(
+            id: 1, events: ids.enumerated().map { QueuedEvent(sequence: Int64($0.offset + 1), messageId: $0.element, name: "e", payload: Array("{}".utf8)) },
+            attempt: 1)
+        func refused(_ rejections: [EventRejection]) -> [Int64] {
+            let decision = DeliveryPlanner.decide(
+                SendResult(.rejected(rejections)), batch: batch, failures: 0, retryPolicy: RetryPolicy(), random: 0)
+            guard case .deadLetter(let rejected) = decision else { return [] }
+            return rejected.map(\.event.sequence)
+        }
+        // By id alone: only the event with those bytes, not its canonical twin.
+        #expect(refused([EventRejection(messageId: decomposed, reason: "r")]) == [3])
+        #expect(refused([EventRejection(messageId: composed, reason: "r")]) == [2])
+        // By index, agreeing with the id or without one.
+        #expect(refused([EventRejection(index: 2, messageId: decomposed, reason: "r")]) == [3])
+        #expect(refused([EventRejection(index: 3, messageId: nil, reason: "r")]) == [4])
+        // An index that contradicts the id (or lies outside the batch) yields to the id.
+        #expect(refused([EventRejection(index: 0, messageId: decomposed, reason: "r")]) == [3])
+        #expect(refused([EventRejection(index: 9, messageId: "m3", reason: "r")]) == [4])
+        #expect(refused([EventRejection(index: 9, messageId: nil, reason: "r")]) == [])
+        // Several, in batch order, each once.
+        #expect(refused([
+            EventRejection(index: 3, messageId: "m3", reason: "a"), EventRejection(messageId: "m0", reason: "b"),
+            EventRejection(index: 3, messageId: nil, reason: "c"),
+        ]) == [1, 4])
+    }
+
     @Test func rejectedWithoutReasonsSplitsThenDeadLettersTheCulprit() {
         #expect(decide(.rejected([]), count: 5) == .split(limit: 3))
         #expect(decide(.rejected([EventRejection(messageId: "unknown", reason: "x")]), count: 2) == .split(limit: 1))

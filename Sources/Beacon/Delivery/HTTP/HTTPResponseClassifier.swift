@@ -6,7 +6,7 @@ import BeaconWire
 /// | Response                                  | Outcome                                             |
 /// |-------------------------------------------|-----------------------------------------------------|
 /// | 2xx                                       | `.delivered`                                        |
-/// | 400 or 422 with a `rejected` list         | `.rejected(matched events)` — by `messageId`, else by `index` |
+/// | 400 or 422 with a `rejected` list         | `.rejected(matched events)` — by `messageId` (as bytes), else by `index` |
 /// | 400 or 422 without a usable list          | `.rejected([])`: the batcher splits to isolate      |
 /// | 401, 403                                  | `.unauthorized`                                     |
 /// | 413                                       | `.tooLarge`                                         |
@@ -90,17 +90,26 @@ public struct HTTPResponseClassifier: Sendable, Hashable {
     /// empty, which tells the batcher to split the batch and find the culprit itself.
     static func rejections(in body: HTTPErrorBody, status: Int, messageIds: [String]) -> [EventRejection] {
         guard let entries = body.rejected, !entries.isEmpty else { return [] }
-        var positions: [String: Int] = [:]
-        for (position, id) in messageIds.enumerated() where positions[id] == nil { positions[id] = position }
+        // Ids compare as bytes, as the collector dedups: `String`'s `==` would take two
+        // ids that differ only in Unicode form for one and name the wrong event.
+        var positions: [[UInt8]: Int] = [:]
+        for (position, id) in messageIds.enumerated() {
+            let key = Array(id.utf8)
+            if positions[key] == nil { positions[key] = position }
+        }
         var reasons: [Int: (code: String, reason: String)] = [:]
         for entry in entries {
+            let index = entry.index.flatMap { messageIds.indices.contains($0) ? $0 : nil }
             let position: Int?
             if let id = entry.messageId {
-                position = positions[id]
-            } else if let index = entry.index, messageIds.indices.contains(index) {
-                position = index
+                // The id decides; the index only picks among copies of it.
+                if let index, messageIds[index].utf8.elementsEqual(id.utf8) {
+                    position = index
+                } else {
+                    position = positions[Array(id.utf8)]
+                }
             } else {
-                position = nil
+                position = index
             }
             guard let position, reasons[position] == nil else { continue }
             let detail = entry.reason.isEmpty ? body.message ?? "refused by the destination" : entry.reason

@@ -57,6 +57,26 @@ struct HTTPResponseClassifierTests {
         #expect(classify(400, body: body) == .rejected([EventRejection(index: 3, messageId: "m3", reason: "HTTP 400: r")]))
     }
 
+    @Test("ids that differ only in Unicode form are two events: the entry names the one with its bytes")
+    func idsCompareAsBytes() {
+        let composed = "id-\u{E9}", decomposed = "id-e\u{301}"
+        #expect(composed == decomposed)  // String's == would take them for one
+        let batch = ["m0", composed, decomposed]
+        for body in [
+            #"{"rejected":[{"messageId":"id-e\u0301","reason":"r"}]}"#,
+            #"{"rejected":[{"index":1,"messageId":"id-e\u0301","reason":"r"}]}"#,
+            #"{"rejected":[{"index":2,"reason":"r"}]}"#,
+        ] {
+            let outcome = classifier.classify(status: 400, headers: [:], body: Array(body.utf8), messageIds: batch, now: now)
+            guard case .rejected(let rejections) = outcome else {
+                Issue.record("not rejected: \(outcome)")
+                continue
+            }
+            #expect(rejections.map(\.index) == [2], "\(body)")
+            #expect(rejections.map { Array($0.messageId?.utf8 ?? "".utf8) } == [Array(decomposed.utf8)], "\(body)")
+        }
+    }
+
     @Test("an entry without a reason takes the body's message, or a generic one")
     func rejectionReasonFallbacks() {
         #expect(classify(400, body: #"{"message":"invalid batch","rejected":[{"index":1}]}"#)
