@@ -551,10 +551,12 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// both, as a collector refuses a batch that repeats a `messageId`.
     static func firstCopies(_ events: [QueuedEvent]) -> (first: [QueuedEvent], later: [QueuedEvent]) {
         var seen = Set<QueuedEvent.MessageIdKey>(minimumCapacity: events.count)
-        var first: [QueuedEvent] = []
-        var later: [QueuedEvent] = []
-        first.reserveCapacity(events.count)
-        for event in events {
+        // Copies are rare: the batch goes out as it was read unless one turns up.
+        guard let copy = events.firstIndex(where: { !seen.insert($0.messageIdKey).inserted }) else { return (events, []) }
+        var first = Array(events[..<copy])
+        var later = [events[copy]]
+        first.reserveCapacity(events.count - 1)
+        for event in events[(copy + 1)...] {
             if seen.insert(event.messageIdKey).inserted {
                 first.append(event)
             } else {

@@ -77,6 +77,25 @@ struct QueueReadSlicesTests {
         #expect(later.map(\.sequence) == [Int64(Self.fields.count + 1)])
     }
 
+    @Test("copies are split out wherever they fall, in queue order, against a plain reference")
+    func copiesMatchAReference() {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<500 {
+            let count = round == 0 ? 0 : Int.random(in: 1...40, using: &generator)
+            let idSpace = Int.random(in: 1...max(1, count * 2), using: &generator)
+            let events = (0..<count).map { index in
+                QueuedEvent(
+                    sequence: Int64(index + 1), messageId: "m\(Int.random(in: 0..<idSpace, using: &generator))", name: "e",
+                    payload: Array("{}".utf8))
+            }
+            var seen = Set<[UInt8]>()
+            let expected = events.map { seen.insert(Array($0.messageIdBytes)).inserted }
+            let (first, later) = Batcher<ContinuousClock>.firstCopies(events)
+            #expect(first.map(\.sequence) == zip(events, expected).filter { $0.1 }.map(\.0.sequence))
+            #expect(later.map(\.sequence) == zip(events, expected).filter { !$0.1 }.map(\.0.sequence))
+        }
+    }
+
     @Test("a settle counts the bytes that leave from the read, or from the store when it has no read to go by")
     func settleCountsBytesThatLeave() async throws {
         let payloadBytes: Int

@@ -50,6 +50,28 @@ struct GzipTests {
         #expect(try inflate(stored) == json)
     }
 
+    @Test("compressors are reused, never shared: overlapping calls at mixed levels give what one call alone gives")
+    func overlappingCallsAgree() async throws {
+        let inputs = (0..<24).map { index in typicalBatchBody(targetBytes: 1024 << (index % 8)) + Array("\(index)".utf8) }
+        let levels = [0, 1, 6, 9]
+        let alone = try inputs.indices.map { try Gzip.compress(inputs[$0], level: levels[$0 % levels.count]) }
+        let overlapping = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+            for _ in 0..<8 {
+                for index in inputs.indices {
+                    group.addTask { (index, try Gzip.compress(inputs[index], level: levels[index % levels.count])) }
+                }
+            }
+            var results: [(Int, [UInt8])] = []
+            for try await result in group { results.append(result) }
+            return results
+        }
+        #expect(overlapping.count == inputs.count * 8)
+        for (index, compressed) in overlapping {
+            #expect(compressed == alone[index], "input \(index)")
+        }
+        #expect(try inflate(alone[5]) == inputs[5])
+    }
+
     @Test("a level outside 0...9 is a typed error", arguments: [-1, 10, 100])
     func invalidLevel(level: Int) {
         #expect(throws: GzipError(.invalidLevel, message: "level \(level) is not in 0...9")) {
