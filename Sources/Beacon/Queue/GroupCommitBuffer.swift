@@ -86,6 +86,11 @@ final class GroupCommitBuffer: @unchecked Sendable {
     }
 
     private var entries = Deque<Entry>()
+    /// Empty room as large as the last group written, for `entries` to take when the
+    /// writer swaps its events out: callers append into room already there instead of
+    /// regrowing `entries` from nothing after every group, where each doubling copied
+    /// the buffer on a caller's `track`. Made by the writer, outside the lock.
+    private var spare = Deque<Entry>()
     private var nextTicket: UInt64 = 1
     private var settledThrough: UInt64 = 0
     /// Tickets dropped, as runs: the newest ``maxDroppedRuns``.
@@ -303,6 +308,7 @@ final class GroupCommitBuffer: @unchecked Sendable {
             let takenBytes: Int
             if count == entries.count {
                 swap(&taken, &entries)  // O(1) under the lock: producers are never held up by a copy
+                swap(&entries, &spare)
                 takenBytes = bufferedBytes
             } else {
                 taken.append(contentsOf: entries.prefix(count))
@@ -321,7 +327,12 @@ final class GroupCommitBuffer: @unchecked Sendable {
                 return
             }
 
+            // Outside the lock: room for the next group, as large as this one.
+            var room = Deque<Entry>()
+            room.reserveCapacity(group.count)
+
             condition.lock()
+            swap(&spare, &room)  // the old room is freed after the unlock
             committing = 0
             committingBytes = 0
             condition.broadcast()  // room for producers waiting on a full buffer
