@@ -55,7 +55,21 @@ struct WireTests {
             #expect([UInt8(ascii: "8"), UInt8(ascii: "9"), UInt8(ascii: "a"), UInt8(ascii: "b")].contains(bytes[19]))
             #expect(UUID(uuidString: id) != nil)
         }
-        #expect(ids[0].hasPrefix("018bcfe5-6800-7"))  // 1_700_000_000_000 ms = 0x18bcfe56800
+        #expect(ids[0].hasPrefix("018bcfe5-6800-7000-"))  // 1_700_000_000_000 ms = 0x18bcfe56800, counter 0
+        #expect(ids[4095].hasPrefix("018bcfe5-6800-7fff-"), "the counter's last value in the millisecond")
+        // Canonical text: lowercase hex digits, dashes at 8, 13, 18 and 23, and every digit used.
+        var digitsSeen = Set<UInt8>()
+        for id in ids {
+            for (offset, byte) in id.utf8.enumerated() {
+                if [8, 13, 18, 23].contains(offset) {
+                    #expect(byte == UInt8(ascii: "-"), "\(id)")
+                } else {
+                    #expect(Array("0123456789abcdef".utf8).contains(byte), "\(id)")
+                    digitsSeen.insert(byte)
+                }
+            }
+        }
+        #expect(digitsSeen.count == 16)
     }
 
     @Test func uuidV7StaysOrderedWhenTheClockGoesBack() {

@@ -28,7 +28,10 @@ public enum EventTextRule {
     /// The problem with `text`, a Swift string (which holds whole characters only).
     @inlinable
     public static func problem(in text: String) -> Problem? {
-        text.utf8.contains(0) ? .nul : nil
+        // Over the contiguous bytes (a native string's, always): the generic walk of the
+        // UTF-8 view took a tenth of `track`.
+        let hasNul = text.utf8.withContiguousStorageIfAvailable { $0.contains(0) } ?? text.utf8.contains(0)
+        return hasNul ? .nul : nil
     }
 
     /// The problem with a JSON `\u` escape of `unit`, when `next` is the escape right after

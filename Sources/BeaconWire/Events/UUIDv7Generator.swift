@@ -71,7 +71,6 @@ public final class UUIDv7Generator: Sendable {
 
     /// The canonical text of a UUIDv7 with these fields.
     static func format(millis: UInt64, counter: UInt16, random: UInt64) -> String {
-        let hex = Array("0123456789abcdef".utf8)
         // 128 bits: 48 time | 4 version | 12 counter | 2 variant | 62 random
         let high = (millis << 16) | 0x7000 | UInt64(counter & 0x0FFF)
         let low = (random & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
@@ -79,7 +78,9 @@ public final class UUIDv7Generator: Sendable {
             var position = 0
             func put(_ value: UInt64, nibbles: Int) {
                 for shift in stride(from: (nibbles - 1) * 4, through: 0, by: -4) {
-                    buffer[position] = hex[Int((value >> UInt64(shift)) & 0xF)]
+                    // A lowercase hex digit, computed: a table would be an array made per id.
+                    let nibble = UInt8(truncatingIfNeeded: (value >> UInt64(shift)) & 0xF)
+                    buffer[position] = nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "a") &+ (nibble &- 10)
                     position += 1
                 }
             }
