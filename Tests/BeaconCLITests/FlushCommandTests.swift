@@ -21,6 +21,27 @@ struct FlushCommandTests {
         }
     }
 
+    @Test func eventsRefusedForGoodAreCountedApartFromTheDelivered() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        let collector = try RunningCollector(arguments: ["--max-event-bytes", "300"], directory: directory)
+        defer { collector.stop() }
+        let endpoint = try await collector.address()
+        let db = "\(directory)/q.sqlite"
+        // Two ids that differ only in Unicode form; the collector refuses the second alone, for its size.
+        let pad = String(repeating: "x", count: 600)
+        let lines = #"{"event":"small","messageId":"id-\u00e9","userId":"u"}"# + "\n"
+            + #"{"event":"big","messageId":"id-e\u0301","userId":"u","properties":{"pad":"\#(pad)"}}"# + "\n"
+            + #"{"event":"other","userId":"u"}"# + "\n"
+        let track = try await BeaconProcess.run(["track", "--db", db, "--stdin"], stdin: lines)
+        #expect(track.status == 0, "\(track.stderr)")
+        let flush = try await BeaconProcess.run(["flush", "--db", db, "--endpoint", endpoint])
+        #expect(flush.status == 0, "\(flush.stderr)")
+        #expect(flush.stdout == "flushed 3 events to \(endpoint) in 1 batch: 2 delivered, 1 dead-lettered (beacon dead list --db \(db)); queue empty\n")
+        let dead = try await BeaconProcess.run(["dead", "list", "--db", db])
+        #expect(dead.stdout.contains("event_too_large"), "\(dead.stdout)")
+        #expect(dead.stdout.contains("1 dead letter"), "\(dead.stdout)")
+    }
+
     @Test func aCorruptStoreIsReportedWithItsCause() async throws {
         let directory = try BeaconProcess.temporaryDirectory()
         let db = "\(directory)/q.sqlite"

@@ -79,6 +79,7 @@ struct FlushCommand: AsyncParsableCommand {
             throw error.cli(path: db)
         }
         let initial = queue.depth.events
+        let initialDeadLetters = queue.depth.deadLetters
         counter.watchSettles(of: queue)
         var retry = RetryPolicy()
         retry.initialDelay = .milliseconds(200)
@@ -131,9 +132,15 @@ struct FlushCommand: AsyncParsableCommand {
         switch outcome {
         case .done:
             let batches = counter.count
-            Output.line(
-                "flushed \(initial) event\(initial == 1 ? "" : "s") to \(counter.endpointDescription) "
-                    + "in \(batches) batch\(batches == 1 ? "" : "es"); queue empty")
+            var line = "flushed \(initial) event\(initial == 1 ? "" : "s") to \(counter.endpointDescription) "
+                + "in \(batches) batch\(batches == 1 ? "" : "es")"
+            // An event the destination refused for good left the queue too, but was not
+            // delivered: say so, rather than count it as flushed.
+            let deadLettered = min(initial, max(0, queue.depth.deadLetters - initialDeadLetters))
+            if deadLettered > 0 {
+                line += ": \(initial - deadLettered) delivered, \(deadLettered) dead-lettered (beacon dead list --db \(db))"
+            }
+            Output.line(line + "; queue empty")
         case .gaveUp(let reason):
             // A collector's message may end its own sentence; this line goes on after it.
             let cause = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
