@@ -85,7 +85,7 @@ public enum DeliveryPlanner {
         var byIndex: [Int: EventRejection] = [:]
         var byId: [QueuedEvent.MessageIdKey: EventRejection] = [:]
         for rejection in rejections {
-            let id = rejection.messageId.map { QueuedEvent.MessageIdKey(bytes: Array($0.utf8)[...]) }
+            let id = rejection.messageId.map(QueuedEvent.MessageIdKey.init)
             if let index = rejection.index, events.indices.contains(index), id == nil || id == events[index].messageIdKey {
                 if byIndex[index] == nil { byIndex[index] = rejection }
             } else if let id, byId[id] == nil {

@@ -79,7 +79,6 @@ struct FlushCommand: AsyncParsableCommand {
             throw error.cli(path: db)
         }
         let initial = queue.depth.events
-        let initialDeadLetters = queue.depth.deadLetters
         counter.watchSettles(of: queue)
         var retry = RetryPolicy()
         retry.initialDelay = .milliseconds(200)
@@ -136,7 +135,7 @@ struct FlushCommand: AsyncParsableCommand {
                 + "in \(batches) batch\(batches == 1 ? "" : "es")"
             // An event the destination refused for good left the queue too, but was not
             // delivered: say so, rather than count it as flushed.
-            let deadLettered = min(initial, max(0, queue.depth.deadLetters - initialDeadLetters))
+            let deadLettered = min(initial, counter.deadLettered)
             if deadLettered > 0 {
                 line += ": \(initial - deadLettered) delivered, \(deadLettered) dead-lettered (beacon dead list --db \(db))"
             }
@@ -208,6 +207,8 @@ final class FlushSender: EventSender {
         var stopping = false
         /// Batches answered (or refused after ``stop()``) and not yet settled in the store.
         var unsettled: Set<Int64> = []
+        /// Events this flush's settles moved to the dead letters.
+        var deadLettered = 0
     }
 
     private let sender: any EventSender
@@ -218,14 +219,21 @@ final class FlushSender: EventSender {
     var endpointDescription: String { sender.endpointDescription }
     /// Batches the destination accepted.
     var count: Int { state.withLock { $0.delivered } }
+    /// Events refused for good and dead-lettered by this flush's settles.
+    var deadLettered: Int { state.withLock { $0.deadLettered } }
     /// Nothing in flight, and every batch answered has been settled in the store.
     var isSettled: Bool { state.withLock { $0.inFlight == 0 && $0.unsettled.isEmpty } }
 
-    /// Follows the settles of `queue`, for ``isSettled``.
+    /// Follows the settles of `queue`, for ``isSettled`` and ``deadLettered``. Called
+    /// before the engine is made, so this listener hears each settle before the observer
+    /// does: once the observer reads the queue empty, every dead letter is counted.
     func watchSettles(of queue: some EventQueue) {
         queue.addListener { [self] event in
             if case .settled(let settlement, _) = event {
-                _ = self.state.withLock { $0.unsettled.remove(settlement.record.id) }
+                self.state.withLock { state in
+                    state.unsettled.remove(settlement.record.id)
+                    state.deadLettered += settlement.deadLetters.count
+                }
             }
         }
     }

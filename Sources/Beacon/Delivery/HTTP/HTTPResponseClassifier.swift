@@ -92,9 +92,9 @@ public struct HTTPResponseClassifier: Sendable, Hashable {
         guard let entries = body.rejected, !entries.isEmpty else { return [] }
         // Ids compare as bytes, as the collector dedups: `String`'s `==` would take two
         // ids that differ only in Unicode form for one and name the wrong event.
-        var positions: [[UInt8]: Int] = [:]
+        var positions: [QueuedEvent.MessageIdKey: Int] = [:]
         for (position, id) in messageIds.enumerated() {
-            let key = Array(id.utf8)
+            let key = QueuedEvent.MessageIdKey(id)
             if positions[key] == nil { positions[key] = position }
         }
         var reasons: [Int: (code: String, reason: String)] = [:]
@@ -106,7 +106,7 @@ public struct HTTPResponseClassifier: Sendable, Hashable {
                 if let index, messageIds[index].utf8.elementsEqual(id.utf8) {
                     position = index
                 } else {
-                    position = positions[Array(id.utf8)]
+                    position = positions[QueuedEvent.MessageIdKey(id)]
                 }
             } else {
                 position = index

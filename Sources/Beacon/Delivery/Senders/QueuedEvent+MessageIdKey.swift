@@ -4,6 +4,11 @@ extension QueuedEvent {
     struct MessageIdKey: Hashable {
         var bytes: ArraySlice<UInt8>
 
+        init(bytes: ArraySlice<UInt8>) { self.bytes = bytes }
+
+        /// The key of an id given as a string (a rejection's, a classifier's list).
+        init(_ id: String) { bytes = Array(id.utf8)[...] }
+
         static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.bytes == rhs.bytes
         }
