@@ -21,6 +21,17 @@ struct FlushCommandTests {
         }
     }
 
+    @Test func anEmptyStoreFlushesAtOnceAndLogsNothing() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        for round in 0..<3 {
+            let db = "\(directory)/empty\(round).sqlite"
+            let flush = try await BeaconProcess.run(["flush", "--db", db, "--endpoint", "log:"])
+            #expect(flush.status == 0, "round \(round): \(flush.stderr)")
+            #expect(flush.stdout == "flushed 0 events to log in 0 batches; queue empty\n", "round \(round)")
+            #expect(flush.stderr.isEmpty, "round \(round): an empty flush logged: \(flush.stderr)")
+        }
+    }
+
     @Test func eventsRefusedForGoodAreCountedApartFromTheDelivered() async throws {
         let directory = try BeaconProcess.temporaryDirectory()
         let collector = try RunningCollector(arguments: ["--max-event-bytes", "300"], directory: directory)

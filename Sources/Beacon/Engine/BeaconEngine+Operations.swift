@@ -87,6 +87,9 @@ extension BeaconEngine {
         do {
             paused = try await queue.pausedDestinations()
         } catch {
+            // Stopped while starting (a flush of an empty store is done at once): no
+            // batcher will start, and the read failed only because it was cancelled.
+            if Task.isCancelled { return }
             logger.error(
                 "could not read which destinations an operator paused; every destination starts unpaused",
                 metadata: ["error": "\(error)"])
