@@ -550,9 +550,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// lost (an agent killed between its commit and its 200); one request must not carry
     /// both, as a collector refuses a batch that repeats a `messageId`.
     static func firstCopies(_ events: [QueuedEvent]) -> (first: [QueuedEvent], later: [QueuedEvent]) {
-        var seen = Set<QueuedEvent.MessageIdKey>(minimumCapacity: events.count)
         // Copies are rare: the batch goes out as it was read unless one turns up.
-        guard let copy = events.firstIndex(where: { !seen.insert($0.messageIdKey).inserted }) else { return (events, []) }
+        guard let copy = MessageIdTable.firstRepeat(in: events) else { return (events, []) }
+        var seen = Set(events[..<copy].map(\.messageIdKey))
         var first = Array(events[..<copy])
         var later = [events[copy]]
         first.reserveCapacity(events.count - 1)
