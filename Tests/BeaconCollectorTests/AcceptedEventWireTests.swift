@@ -42,6 +42,8 @@ import Testing
         }
         let accepted = store.events
         #expect(accepted.count == Self.events.count)
+        // The agent reads the batch's essentials alone: the same fields as the whole events'.
+        #expect(store.essentials == accepted.map(\.essentials))
         for event in accepted {
             let full = try WireEvent(json: event.json, defaultType: event.type)
             let checked = try WireEvent(
@@ -78,11 +80,16 @@ import Testing
 /// A collector store that keeps every accepted event.
 private final class RecordingStore: StubCollectorStore, Sendable {
     private let recorded = Mutex<[AcceptedEvent]>([])
+    private let recordedEssentials = Mutex<[AcceptedEvent.Essentials]>([])
     var events: [AcceptedEvent] { recorded.withLock { $0 } }
+    /// ``AcceptedBatch/essentials`` of the same batches: what the agent queues.
+    var essentials: [AcceptedEvent.Essentials] { recordedEssentials.withLock { $0 } }
 
     func insert(_ batch: AcceptedBatch) async throws -> StoreInsertResult {
         let events = batch.events
+        let essentials = batch.essentials
         recorded.withLock { $0 += events }
+        recordedEssentials.withLock { $0 += essentials }
         return StoreInsertResult(stored: events.count, duplicates: 0)
     }
 }

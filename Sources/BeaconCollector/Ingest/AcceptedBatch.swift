@@ -40,4 +40,20 @@ public struct AcceptedBatch: Sendable {
             }
         }
     }
+
+    /// Every event, in order, with only what a store that keeps the event itself needs:
+    /// the same as ``events`` mapped to ``AcceptedEvent/essentials``, without making the
+    /// identity and timestamp strings it would drop.
+    public var essentials: [AcceptedEvent.Essentials] {
+        parsed.withText { text in
+            parsed.items.enumerated().map { index, item in
+                let fields = item.fields
+                let type = types[index]
+                return AcceptedEvent.Essentials(
+                    messageId: text.string(fields.messageId) ?? "", type: type.text, namesItsType: fields.type?.kind == .string,
+                    name: text.string(type == .track ? fields.event : fields.name), json: Array(text.bytes(item.range)),
+                    time: times[index])
+            }
+        }
+    }
 }

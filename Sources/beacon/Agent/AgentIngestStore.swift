@@ -27,7 +27,7 @@ struct AgentIngestStore: CollectorStore {
         events.reserveCapacity(batch.count)
         var rejections: [EventRejection] = []
         var bytes = 0
-        for (index, accepted) in batch.events.enumerated() {
+        for (index, accepted) in batch.essentials.enumerated() {
             do {
                 // The collector's ingest made WireEvent's checks already: only the size is checked again.
                 let event = try WireEvent(
