@@ -103,6 +103,41 @@ struct WireTests {
         #expect(Timestamp(millisecondsSince1970: 951_782_400_000).iso8601 == "2000-02-29T00:00:00.000Z")
     }
 
+    @Test("an instant the format cannot write (a damaged row's) is written as the nearest it can, without trapping")
+    func timestampFormatsExtremes() {
+        for millis: Int64 in [.min, .min + 1, -62_167_219_200_001, -86_400_000_000_000_000] {
+            #expect(Timestamp(millisecondsSince1970: millis).iso8601 == "0000-01-01T00:00:00.000Z", "\(millis)")
+        }
+        for millis: Int64 in [.max, .max - 1, 253_402_300_800_000] {
+            #expect(Timestamp(millisecondsSince1970: millis).iso8601 == "9999-12-31T23:59:59.999Z", "\(millis)")
+        }
+        #expect(Timestamp(millisecondsSince1970: -62_167_219_200_000).iso8601 == "0000-01-01T00:00:00.000Z")
+        #expect(Timestamp(millisecondsSince1970: 253_402_300_799_999).iso8601 == "9999-12-31T23:59:59.999Z")
+    }
+
+    @Test("every writable instant reads back as itself, and with a space for the T or an offset too")
+    func timestampRoundTrips() {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<5_000 {
+            let millis: Int64 = round == 0 ? -62_167_219_200_000 : round == 1 ? 253_402_300_799_999
+                : Int64.random(in: -62_167_219_200_000...253_402_300_799_999, using: &generator)
+            let text = Timestamp(millisecondsSince1970: millis).iso8601
+            #expect(Timestamp(iso8601: text)?.millisecondsSince1970 == millis, "\(text)")
+            let spaced = text.replacingOccurrences(of: "T", with: " ")
+            #expect(Timestamp(iso8601: spaced)?.millisecondsSince1970 == millis, "\(spaced)")
+            let offset = String(text.dropLast()) + "+00:00"
+            #expect(Timestamp(iso8601: offset)?.millisecondsSince1970 == millis, "\(offset)")
+        }
+        // Truncated anywhere, the text is refused (every prefix short of a whole time).
+        let whole = "2026-11-21T23:42:05.123+05:30"
+        for length in 0..<19 {
+            #expect(Timestamp(iso8601: String(whole.prefix(length))) == nil, "\(whole.prefix(length))")
+        }
+        #expect(Timestamp(iso8601: whole + " ") == nil)
+        #expect(Timestamp(iso8601: "2026-11-21T23:42:05.123+05") == nil)
+        #expect(Timestamp(iso8601: "2026-11-21t23:42:05Z") == nil)
+    }
+
     @Test func eventEncodesAsSegmentTrackCall() throws {
         let event = Event(
             name: "Order Completed", properties: ["total": 99.5, "items": 3], messageId: "m-1",
