@@ -58,7 +58,7 @@ let package = Package(
         .target(
             name: "BeaconCollector",
             dependencies: [
-                "BeaconWire", "CZlib",
+                "BeaconWire", "CZlib", "CLibdeflate",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -46,10 +46,13 @@ import GRDBSQLite
             let start = ContinuousClock.now
             var json = body
             if gzipped {
-                let inflater = try GzipInflater(limit: limits.maxRequestBytes)
-                try body.withUnsafeBytes { try inflater.feed($0) }
-                guard inflater.finished else { throw CollectorSetupError(message: "a replayed body is not a whole gzip stream") }
-                json = inflater.output
+                // The ingest's own way: libdeflate when it is sure, else zlib.
+                do {
+                    json = try GzipFastPath.inflate(body, limit: limits.maxRequestBytes)
+                        ?? BodyReader.inflate(body, limit: limits.maxRequestBytes)
+                } catch {
+                    throw CollectorSetupError(message: "a replayed body is not a whole gzip stream: \(error)")
+                }
             }
             let inflated = ContinuousClock.now
             guard json.withUnsafeBufferPointer(UTF8Validator.isValid) else {

@@ -17,9 +17,11 @@ enum ContentEncoding: Sendable, Hashable {
     }
 }
 
-/// Reads a request body as it streams in, never holding more than the limit: a plain
-/// body is cut off past `limit` bytes, a gzip body is inflated chunk by chunk and cut
-/// off as soon as its output passes `limit` (so a gzip bomb costs at most `limit` bytes).
+/// Reads a request body as it streams in, never holding more than the limit: a body is
+/// cut off past `limit` bytes as it arrives (compressed or not), and a gzip body is then
+/// inflated under the same cap (so a gzip bomb costs at most `limit` bytes of output):
+/// in one call by libdeflate when that is sure of the answer (``GzipFastPath``), else by
+/// zlib (``GzipInflater``), whose refusals are the collector's.
 enum BodyReader {
     /// The whole (decompressed) body.
     ///
@@ -28,14 +30,7 @@ enum BodyReader {
     static func read(
         _ body: RequestBody, encoding: ContentEncoding, limit: Int, timeout: Duration = CollectorLimits.defaultBodyReadTimeout
     ) async throws(CollectorError) -> [UInt8] {
-        var received = 0
-        var plain: [UInt8] = []
-        let inflater: GzipInflater?
-        do {
-            inflater = encoding == .gzip ? try GzipInflater(limit: limit) : nil
-        } catch {
-            throw CollectorError.invalidGzip(Self.describe(error))
-        }
+        var received: [UInt8] = []
         var iterator = body.makeAsyncIterator()
         while true {
             let next: ByteBuffer?
@@ -47,30 +42,39 @@ enum BodyReader {
                 throw CollectorError.bodyReadFailed()
             }
             guard let buffer = next else { break }
-            received += buffer.readableBytes
             // The compressed size is held to the same limit as the inflated one.
-            if received > limit { throw CollectorError.requestTooLarge(limit: limit) }
-            if let inflater {
-                let failure = buffer.withUnsafeReadableBytes { raw -> GzipInflater.Failure? in
-                    do throws(GzipInflater.Failure) {
-                        try inflater.feed(raw)
-                        return nil
-                    } catch {
-                        return error
-                    }
-                }
-                switch failure {
-                case nil: break
-                case .tooLarge: throw CollectorError.decompressedTooLarge(limit: limit)
-                case .corrupt(let reason): throw CollectorError.invalidGzip(reason)
-                }
-            } else {
-                buffer.withUnsafeReadableBytes { plain.append(contentsOf: $0) }
+            if buffer.readableBytes > limit - received.count { throw CollectorError.requestTooLarge(limit: limit) }
+            buffer.withUnsafeReadableBytes { received.append(contentsOf: $0) }
+        }
+        guard encoding == .gzip else { return received }
+        if let inflated = GzipFastPath.inflate(received, limit: limit) { return inflated }
+        return try inflate(received, limit: limit)
+    }
+
+    /// Inflates `compressed` with zlib under `limit`.
+    static func inflate(_ compressed: [UInt8], limit: Int) throws(CollectorError) -> [UInt8] {
+        let inflater: GzipInflater
+        let failure: GzipInflater.Failure?
+        do throws(GzipInflater.Failure) {
+            inflater = try GzipInflater(limit: limit)
+        } catch {
+            throw CollectorError.invalidGzip(Self.describe(error))
+        }
+        failure = compressed.withUnsafeBytes { raw -> GzipInflater.Failure? in
+            do throws(GzipInflater.Failure) {
+                try inflater.feed(raw)
+                return nil
+            } catch {
+                return error
             }
         }
-        guard let inflater else { return plain }
+        switch failure {
+        case nil: break
+        case .tooLarge: throw CollectorError.decompressedTooLarge(limit: limit)
+        case .corrupt(let reason): throw CollectorError.invalidGzip(reason)
+        }
         guard inflater.finished else {
-            throw CollectorError.invalidGzip(received == 0 ? "the body is empty" : "the stream ends before its end marker")
+            throw CollectorError.invalidGzip(compressed.isEmpty ? "the body is empty" : "the stream ends before its end marker")
         }
         return inflater.output
     }
