@@ -28,15 +28,10 @@ public struct AcceptedBatch: Sendable {
         parsed.withText { text in
             parsed.items.enumerated().map { index, item in
                 let fields = item.fields
-                let type = types[index]
                 return AcceptedEvent(
-                    messageId: text.string(fields.messageId) ?? "",
-                    type: type.text,
-                    name: text.string(type == .track ? fields.event : fields.name),
-                    userId: text.string(fields.userId),
+                    essentials(of: item, at: index, in: text), userId: text.string(fields.userId),
                     anonymousId: text.string(fields.anonymousId),
-                    timestamp: text.string(fields.timestamp?.hasText == true ? fields.timestamp : fields.originalTimestamp),
-                    json: Array(text.bytes(item.range)), namesItsType: fields.type?.kind == .string, time: times[index])
+                    timestamp: text.string(fields.timestamp?.hasText == true ? fields.timestamp : fields.originalTimestamp))
             }
         }
     }
@@ -46,14 +41,17 @@ public struct AcceptedBatch: Sendable {
     /// identity and timestamp strings it would drop.
     public var essentials: [AcceptedEvent.Essentials] {
         parsed.withText { text in
-            parsed.items.enumerated().map { index, item in
-                let fields = item.fields
-                let type = types[index]
-                return AcceptedEvent.Essentials(
-                    messageId: text.string(fields.messageId) ?? "", type: type.text, namesItsType: fields.type?.kind == .string,
-                    name: text.string(type == .track ? fields.event : fields.name), json: Array(text.bytes(item.range)),
-                    time: times[index])
-            }
+            parsed.items.enumerated().map { index, item in essentials(of: item, at: index, in: text) }
         }
+    }
+
+    /// The fields of the event `item` (the `index`th) that both ``events`` and ``essentials`` give.
+    private func essentials(of item: ParsedItem, at index: Int, in text: ParsedText) -> AcceptedEvent.Essentials {
+        let fields = item.fields
+        let type = types[index]
+        return AcceptedEvent.Essentials(
+            messageId: text.string(fields.messageId) ?? "", type: type.text, namesItsType: fields.type?.kind == .string,
+            name: text.string(type == .track ? fields.event : fields.name), json: Array(text.bytes(item.range)),
+            time: times[index])
     }
 }

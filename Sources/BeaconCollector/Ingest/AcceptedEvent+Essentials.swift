@@ -20,6 +20,14 @@ extension AcceptedEvent {
         public var time: Timestamp?
     }
 
+    /// An event of `essentials` and the fields they leave out.
+    init(_ essentials: Essentials, userId: String?, anonymousId: String?, timestamp: String?) {
+        self.init(
+            messageId: essentials.messageId, type: essentials.type, name: essentials.name, userId: userId,
+            anonymousId: anonymousId, timestamp: timestamp, json: essentials.json, namesItsType: essentials.namesItsType,
+            time: essentials.time)
+    }
+
     /// This event's ``Essentials``.
     public var essentials: Essentials {
         Essentials(messageId: messageId, type: type, namesItsType: namesItsType, name: name, json: json, time: time)
