@@ -30,12 +30,35 @@ final class MonitorAttachment: Sendable {
         self.logger = logger
     }
 
-    /// Asks the engine whether it serves the store: its `status`, or `nil` when none does.
-    static func probe(_ client: ControlClient) async -> JSONValue? {
-        // Deliberate: any failure to answer means no engine serves the store (read-only mode).
-        guard let response = try? await ControlCall.answer(client, .status, within: .seconds(2)),
-              case .success(let status) = response.outcome else { return nil }
-        return status
+    /// What asking for the engine's `status` found.
+    enum Probe: Sendable {
+        /// Nothing listens on the store's control socket.
+        case noEngine
+        /// The engine's `status`.
+        case answered(JSONValue)
+        /// Something listens but gave no status (busy past the bound, a refusal, a broken
+        /// connection or an answer that is not a response): an engine may be serving the
+        /// store, so what it is doing is unknown. One line.
+        case noStatus(String)
+
+        /// The status, when one came.
+        var status: JSONValue? {
+            if case .answered(let status) = self { return status }
+            return nil
+        }
+    }
+
+    /// Asks the engine whether it serves the store, within 2 seconds.
+    static func probe(_ client: ControlClient) async -> Probe {
+        switch await ControlCall.outcome(client, .status, within: .seconds(2)) {
+        case .noEngine: return .noEngine
+        case .failed(let reason): return .noStatus(reason)
+        case .response(let response):
+            switch response.outcome {
+            case .success(let status): return .answered(status)
+            case .failure(let refusal): return .noStatus("the engine refused status: \(refusal.reason)")
+            }
+        }
     }
 
     /// The store's snapshots, with the engine's settings laid over each while it answers.
@@ -131,6 +154,8 @@ final class MonitorAttachment: Sendable {
     /// Streams the engine's status while one serves the store; between engines, looks for
     /// one every interval.
     private func poll() async {
+        // The last failure other than "no engine", logged once while it lasts.
+        var lastProblem: String?
         let range = ControlProtocol.watchIntervals
         let streamed = Int(clamping: min(max(interval.inMilliseconds, Int64(range.lowerBound)), Int64(range.upperBound)))
         while !Task.isCancelled {
@@ -140,8 +165,17 @@ final class MonitorAttachment: Sendable {
                     self.latest.withLock { $0 = (status, ContinuousClock.now) }
                     return !Task.isCancelled
                 }
+                lastProblem = nil
+            } catch where error.kind == .noEngine {
+                // No engine, or it went away: read-only until one answers, which the screen says.
+                lastProblem = nil
             } catch {
-                // Deliberate: no engine, or it went away; read-only until one answers.
+                // Something listens but its stream broke or made no sense: read-only too,
+                // and the log says why (a newer engine, a permission, a crash mid-answer).
+                if lastProblem != error.message {
+                    logger.notice("the engine's status stream failed; the monitor is read-only", metadata: ["error": "\(error.message)"])
+                }
+                lastProblem = error.message
             }
             latest.withLock { $0 = nil }
             do {
@@ -153,7 +187,7 @@ final class MonitorAttachment: Sendable {
     }
 
     private func refresh() async {
-        let status = await Self.probe(client)
+        let status = await Self.probe(client).status
         latest.withLock { $0 = status.map { ($0, ContinuousClock.now) } }
     }
 }

@@ -12,7 +12,7 @@ struct StatusCommand: AsyncParsableCommand {
     @Option(help: "The store (an SQLite file).")
     var db: String
 
-    @Flag(help: "Print JSON: depth, bytes, deadLetters, destinations (pending, delivered, oldestPending, lastSuccessAt, paused), batches (with destination), totals, and engine: the serving engine's status (as ctl status --json), or null when none serves the store.")
+    @Flag(help: "Print JSON: depth, bytes, deadLetters, destinations (pending, delivered, oldestPending, lastSuccessAt, paused), batches (with destination), totals, and engine: the serving engine's status (as ctl status --json), null when nothing listens on the store's control socket, or {\"error\": reason} when something listens but gave no status it could read (busy, refused, broken).")
     var json = false
 
     @Option(parsing: .unconditional, help: "How many recent batches to show (0...1000).")
@@ -31,11 +31,18 @@ struct StatusCommand: AsyncParsableCommand {
         }
         // The engine serving the store, if any, says what each destination is doing: the
         // store alone does not know (a backoff, a pause for credentials, offline).
-        let answer = await MonitorAttachment.probe(ControlClient(store: db))
-        let report = answer.flatMap(EngineStatusReport.init(json:))
+        let probe = await MonitorAttachment.probe(ControlClient(store: db))
+        let report = probe.status.flatMap(EngineStatusReport.init(json:))
+        // Why no engine state is shown while something answers on the socket: an engine
+        // may serve the store, so "none" would be a guess.
+        let unknown: String? = switch probe {
+        case .noEngine: nil
+        case .noStatus(let reason): reason
+        case .answered: report == nil ? "the engine answered with a status this build cannot read" : nil
+        }
         if json {
             guard case .object(var members) = Self.json(status) else { return }
-            members["engine"] = report?.json ?? .null
+            members["engine"] = report?.json ?? unknown.map { JSONValue.object(["error": .string($0)]) } ?? .null
             Output.json(JSONValue.object(members).jsonString)
             return
         }
@@ -47,6 +54,10 @@ struct StatusCommand: AsyncParsableCommand {
         Output.line("lifetime     \(totals.committed) committed, \(totals.delivered) delivered, \(totals.deadLettered) dead-lettered, \(totals.dropped) dropped")
         if let report {
             Output.line("engine       serving: \(report.offline ? "offline" : "online"), policy \(PrintableText.line(report.policy)), batch \(report.batchSize)")
+        } else if let unknown {
+            Output.line(
+                "engine       unknown: \(PrintableText.line(unknown)) (on \(PrintableText.line(ControlProtocol.socketPath(forStore: db)))): "
+                    + "destination states unknown")
         } else {
             Output.line("engine       none answers on \(PrintableText.line(ControlProtocol.socketPath(forStore: db))): destination states unknown")
         }
