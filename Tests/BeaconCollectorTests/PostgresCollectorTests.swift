@@ -3,6 +3,7 @@ import BeaconTesting
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Testing
 
 /// Collectors over one real PostgreSQL (`BEACON_TEST_POSTGRES`, set by `.ci/run`), each
@@ -152,6 +153,34 @@ struct PostgresCollectorTests {
                 }
                 #expect(try await collector.storedCount() == 3)
             }
+        }
+    }
+
+    @Test("The ingest baseline refuses a schema that holds events and leaves it as it was; a fresh one it drops after use")
+    func baselineLeavesAnotherSchemaAlone() async throws {
+        let baseline = try StoreBaseline(bodies: [batchBody([trackJSON(messageId: "b-1"), trackJSON(messageId: "b-2")])])
+        let address = try #require(PostgresTestDatabase.address)
+        try await PostgresTestDatabase.withSchema { store in
+            let schema = try #require(store.schema)
+            try await withCollector(configuration(store)) { _, port in
+                try await withClient(port: port) { client in
+                    let answer = try await call(client, .post, "/v1/batch", body: batchBody([trackJSON(messageId: "kept")]))
+                    #expect(answer.status == 200)
+                }
+            }
+            await #expect(throws: CollectorSetupError.self) {
+                _ = try await baseline.insertIntoPostgres(store, connections: 2, logger: Logger(label: "test"))
+            }
+            let kept = PostgresTestDatabase.psql(address, "SELECT message_id FROM \(schema).collector_events")
+            #expect(kept.status == 0, "the schema is still there")
+            #expect(kept.output.trimmingCharacters(in: .whitespacesAndNewlines) == "kept")
+        }
+        try await PostgresTestDatabase.withSchema { store in
+            let schema = try #require(store.schema)
+            let elapsed = try await baseline.insertIntoPostgres(store, connections: 2, logger: Logger(label: "test"))
+            #expect(elapsed > .zero)
+            let left = PostgresTestDatabase.psql(address, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = '\(schema)'")
+            #expect(left.output.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "the baseline drops the schema it used")
         }
     }
 }

@@ -74,11 +74,15 @@ public struct StoreBaseline: Sendable {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await store.run() }
             defer { group.cancelAll() }
+            // The schema is the baseline's to drop only once it is known to hold nothing:
+            // one that already held events is someone's, and stays as it was.
+            var ownsSchema = false
             do {
                 let totals = try await store.totals()  // applies the migrations, untimed
                 guard totals.events == 0 else {
                     throw CollectorSetupError(message: "The baseline's schema already holds \(totals.events) events; use a fresh one.")
                 }
+                ownsSchema = true
                 let next = IndexDispenser()
                 let start = ContinuousClock.now
                 try await withThrowingTaskGroup(of: Void.self) { workers in
@@ -97,7 +101,16 @@ public struct StoreBaseline: Sendable {
                 try await store.dropSchema()
                 return elapsed
             } catch {
-                try? await store.dropSchema()  // best effort: the first error is the one to report
+                if ownsSchema {
+                    do {
+                        try await store.dropSchema()
+                    } catch let dropError {
+                        // The first error is the one to throw; this one is left in the log.
+                        logger.warning("cannot drop the baseline's schema", metadata: [
+                            "schema": "\(options.schema ?? "public")", "error": "\(dropError)",
+                        ])
+                    }
+                }
                 throw error
             }
         }
