@@ -28,7 +28,13 @@ struct SimulationDirectory {
         var isDirectory: ObjCBool = false
         if manager.fileExists(atPath: given, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw .badInput("--dir \(given) is a file; give a new or empty directory") }
-            let entries = (try? manager.contentsOfDirectory(atPath: given)) ?? []  // unreadable: the run's first write says so
+            let entries: [String]
+            do {
+                entries = try manager.contentsOfDirectory(atPath: given)
+            } catch {
+                // Writable but not listable: empty or not is unknown, so it is not used.
+                throw .badInput("--dir \(given): cannot list it (\(error.localizedDescription)); give a new or empty directory")
+            }
             guard entries.isEmpty else {
                 throw .badInput("--dir \(given) is not empty; give a new or empty directory (a run never mixes its stores with another's)")
             }
