@@ -76,14 +76,15 @@ final class ListeningChild: @unchecked Sendable {
         return port
     }
 
-    /// CPU seconds (user and system) the server used so far, from `/proc/PID/stat`.
-    var cpuSeconds: Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),  // gone: no figure
+    /// CPU seconds (user and system) the server used so far, from `/proc/PID/stat`; `nil`
+    /// when that cannot be read (the process is gone, or no `/proc`): unknown, not zero.
+    var cpuSeconds: Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),  // unreadable: no figure
             let end = text.lastIndex(of: ")")
-        else { return 0 }
+        else { return nil }
         let fields = text[text.index(after: end)...].split(separator: " ")
         // After the command: state is field 3, utime 14 and stime 15 (in clock ticks).
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         return (user + system) / Double(max(1, sysconf(Int32(_SC_CLK_TCK))))
     }
 

@@ -68,7 +68,7 @@ struct AgentBenchCommand: PostingBenchCommand {
                 "bench: agent, \(clients) clients, run \(run)/\(posting.runs): "
                     + "\(Int(saturating: figures.eventsPerSecond)) events/s (p99 \(round2(figures.p99Milliseconds)) ms), "
                     + "baseline \(Int(saturating: figures.baselineRowsPerSecond)) rows/s; "
-                    + "CPU agent \(round2(figures.serverCPUSeconds)) s, clients \(round2(figures.clientCPUSeconds)) s")
+                    + "CPU agent \(PostingRun.cpuText(figures.serverCPUSeconds)) s, clients \(round2(figures.clientCPUSeconds)) s")
         }
         BenchFigure.report(figures(runs, workload: workload, baseline: baseline, loadBefore: loadBefore), json: posting.json)
     }
@@ -93,7 +93,7 @@ struct AgentBenchCommand: PostingBenchCommand {
             "baselineRowsPerTransaction": .int(baseline.rowsPerTransaction),
             "p50Milliseconds": .double(round2(BenchmarkStatistics.median(runs.map(\.p50Milliseconds)))),
             "p99Milliseconds": .double(round2(BenchmarkStatistics.median(runs.map(\.p99Milliseconds)))),
-            "agentCPUSeconds": .double(round3(BenchmarkStatistics.median(runs.map(\.serverCPUSeconds)))),
+            "agentCPUSeconds": PostingRun.medianServerCPU(runs).map { .double(round3($0)) } ?? .null,
             "clientCPUSeconds": .double(round3(BenchmarkStatistics.median(runs.map(\.clientCPUSeconds)))),
             "loadAverageBefore": loadBefore.map { .double(round2($0)) } ?? .null,
             "reference": "68 MiB/s: Vector's published figure for a local disk-buffered relay",

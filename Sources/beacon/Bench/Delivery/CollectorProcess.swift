@@ -45,8 +45,16 @@ final class CollectorProcess: @unchecked Sendable {
         return port
     }
 
-    /// The collector's CPU time so far, in seconds (0 where /proc is missing).
-    var cpuSeconds: Double { child.cpuSeconds ?? 0 }
+    /// The collector's CPU time so far, in seconds. Throws where `/proc` cannot tell (the
+    /// process gone): a figure built on an unknown is not reported.
+    var cpuSeconds: Double {
+        get throws(CLIError) {
+            guard let seconds = child.cpuSeconds else {
+                throw .runtime("bench: cannot read the collector's CPU time (/proc/\(child.pid)/stat); is it still running?")
+            }
+            return seconds
+        }
+    }
 
     /// Events stored, from `GET /v1/stats` (on a connection of its own).
     func storedCount() throws -> Int {

@@ -67,14 +67,14 @@ struct DeliveryBenchmark {
         let engine = BeaconEngine(
             queue: queue, destination: try destination(meter),
             settings: settings(policy: .manual, batchSize: batchSize, maxBatchBytes: 1_000_000), logger: logger)
-        let measured = await withThrowingTaskGroup(of: Void.self) { group in
+        let measured = try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
-            let cpuStart = (ProcessCPU.seconds, collector.cpuSeconds)
+            let cpuStart = (ProcessCPU.seconds, try collector.cpuSeconds)
             let start = ContinuousClock.now
             await engine.flush()
             _ = await engine.observer.firstSnapshot { $0.totals.delivered >= events }
             let end = ContinuousClock.now
-            let cpu = (ProcessCPU.seconds - cpuStart.0, collector.cpuSeconds - cpuStart.1)
+            let cpu = (ProcessCPU.seconds - cpuStart.0, try collector.cpuSeconds - cpuStart.1)
             group.cancelAll()
             return (start, end, cpu)
         }
@@ -101,13 +101,13 @@ struct DeliveryBenchmark {
         StoreRest.flushFilesystem()
         let measured = try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
-            let cpuStart = (ProcessCPU.seconds, collector.cpuSeconds)
+            let cpuStart = (ProcessCPU.seconds, try collector.cpuSeconds)
             let start = ContinuousClock.now
             for _ in 0..<events { try engine.tracker.track("Benchmark Event", properties: EnqueueBenchmark.properties) }
             let tracked = start.duration(to: .now)
             _ = await engine.observer.firstSnapshot { $0.totals.delivered >= events }
             let end = ContinuousClock.now
-            let cpu = (ProcessCPU.seconds - cpuStart.0, collector.cpuSeconds - cpuStart.1)
+            let cpu = (ProcessCPU.seconds - cpuStart.0, try collector.cpuSeconds - cpuStart.1)
             group.cancelAll()
             return (start, end, tracked, cpu)
         }
@@ -127,9 +127,9 @@ struct DeliveryBenchmark {
             executable: collectorExecutable, databasePath: "\(directory)/collector-raw-\(name)-\(run).sqlite")
         defer { collector.stop() }
         StoreRest.flushFilesystem()
-        let cpuStart = collector.cpuSeconds
+        let cpuStart = try collector.cpuSeconds
         let result = try await RawPostReplayer(bodies: bodies, gzip: gzip).replay(port: collector.port)
-        let cpu = collector.cpuSeconds - cpuStart
+        let cpu = try collector.cpuSeconds - cpuStart
         try check(collector, stored: events, what: "raw \(name) replay")
         return RawRun(elapsed: result.elapsed, collectorCPUSeconds: cpu, roundTrips: result.roundTrips)
     }

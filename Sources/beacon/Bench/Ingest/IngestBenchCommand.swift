@@ -97,7 +97,7 @@ struct IngestBenchCommand: PostingBenchCommand {
                     "bench: ingest \(setting.collectors) collector(s) × \(setting.clients) clients, run \(run)/\(runs): "
                         + "\(Int(saturating: figures.eventsPerSecond)) events/s (p99 \(round2(figures.p99Milliseconds)) ms), "
                         + "baseline \(Int(saturating: figures.baselineRowsPerSecond)) rows/s, "
-                        + "CPU collector \(round2(figures.serverCPUSeconds)) s, clients \(round2(figures.clientCPUSeconds)) s")
+                        + "CPU collector \(PostingRun.cpuText(figures.serverCPUSeconds)) s, clients \(round2(figures.clientCPUSeconds)) s")
             }
             report.loadAfter = IngestReport.loadAverage()
             if posting.json {

@@ -13,8 +13,8 @@ struct IngestClients {
         var elapsed: Duration
         /// Each request's time to its answer, in milliseconds, in no particular order.
         var latenciesMilliseconds: [Double]
-        /// CPU seconds the servers used meanwhile, all together.
-        var serverCPUSeconds: Double
+        /// CPU seconds the servers used meanwhile, all together (`nil`: unknown).
+        var serverCPUSeconds: Double?
         /// CPU seconds this process (the clients) used meanwhile.
         var clientCPUSeconds: Double
     }
@@ -66,7 +66,18 @@ struct IngestClients {
         let elapsed = start.duration(to: .now)
         return Outcome(
             elapsed: elapsed, latenciesMilliseconds: latencies,
-            serverCPUSeconds: zip(servers.map(\.cpuSeconds), serversBefore).reduce(0) { $0 + $1.0 - $1.1 },
+            serverCPUSeconds: Self.used(before: serversBefore, after: servers.map(\.cpuSeconds)),
             clientCPUSeconds: ProcessCPU.seconds - clientBefore)
+    }
+
+    /// The CPU seconds the servers used between two readings; `nil` when any reading is
+    /// missing (an unknown is not counted as zero).
+    static func used(before: [Double?], after: [Double?]) -> Double? {
+        var total = 0.0
+        for (start, end) in zip(before, after) {
+            guard let start, let end, end >= start else { return nil }
+            total += end - start
+        }
+        return total
     }
 }

@@ -45,7 +45,7 @@ struct IngestReport {
                 "p50Milliseconds": .double(round2(BenchmarkStatistics.median(runs.map(\.p50Milliseconds)))),
                 "p99Milliseconds": .double(round2(BenchmarkStatistics.median(runs.map(\.p99Milliseconds)))),
                 "p99MillisecondsPerRun": milliseconds(runs.map(\.p99Milliseconds)),
-                "collectorCPUSeconds": .double((BenchmarkStatistics.median(runs.map(\.serverCPUSeconds)) * 1000).rounded() / 1000),
+                "collectorCPUSeconds": PostingRun.medianServerCPU(runs).map { .double(($0 * 1000).rounded() / 1000) } ?? .null,
                 "clientCPUSeconds": .double((BenchmarkStatistics.median(runs.map(\.clientCPUSeconds)) * 1000).rounded() / 1000),
             ],
         ]
@@ -68,7 +68,7 @@ struct IngestReport {
             "  collector            median \(Int(saturating: figure)) events/s stored, p50 \(round2(BenchmarkStatistics.median(runs.map(\.p50Milliseconds)))) ms, p99 \(round2(BenchmarkStatistics.median(runs.map(\.p99Milliseconds)))) ms",
             "  baseline             median \(Int(saturating: baseline)) rows/s (\(base))",
             "  ratio                \(String(format: "%.2f", ratio)) (target ≥ \(Self.target))",
-            "  CPU (median)         collector \(round2(BenchmarkStatistics.median(runs.map(\.serverCPUSeconds)))) s, clients \(round2(BenchmarkStatistics.median(runs.map(\.clientCPUSeconds)))) s",
+            "  CPU (median)         collector \(PostingRun.cpuText(PostingRun.medianServerCPU(runs))) s, clients \(round2(BenchmarkStatistics.median(runs.map(\.clientCPUSeconds)))) s",
         ]
     }
 

@@ -10,8 +10,8 @@ struct PostingRun: Sendable {
     var baselineRowsPerSecond: Double
     var p50Milliseconds: Double
     var p99Milliseconds: Double
-    /// CPU seconds the server processes used while the clients posted.
-    var serverCPUSeconds: Double
+    /// CPU seconds the server processes used while the clients posted (`nil`: unknown).
+    var serverCPUSeconds: Double?
     /// CPU seconds this process (the clients) used meanwhile.
     var clientCPUSeconds: Double
 
@@ -25,5 +25,17 @@ struct PostingRun: Sendable {
         p99Milliseconds = BenchmarkStatistics.percentile(sorted, 0.99)
         serverCPUSeconds = outcome.serverCPUSeconds
         clientCPUSeconds = outcome.clientCPUSeconds
+    }
+
+    /// The median of the runs' server CPU, when every run knows it.
+    static func medianServerCPU(_ runs: [PostingRun]) -> Double? {
+        let known = runs.compactMap(\.serverCPUSeconds)
+        guard !known.isEmpty, known.count == runs.count else { return nil }
+        return BenchmarkStatistics.median(known)
+    }
+
+    /// Seconds of CPU for a line of text: two decimals, or `unknown`.
+    static func cpuText(_ seconds: Double?) -> String {
+        seconds.map { String(round2($0)) } ?? "unknown"
     }
 }
