@@ -119,7 +119,22 @@ extension BeaconEngine {
         let snapshot = await observer.snapshot
         let known = Dictionary(snapshot.destinations.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         // Fresh from the store (one indexed read per destination); the snapshot's if it fails.
-        let oldest = (try? await queue.oldestPending()) ?? known.compactMapValues(\.oldestPendingAt)
+        let oldest: [String: Timestamp]
+        do {
+            oldest = try await queue.oldestPending()
+            statusReadProblem.withLock { $0 = nil }
+        } catch {
+            oldest = known.compactMapValues(\.oldestPendingAt)
+            let problem = "\(error)"
+            let isNew = statusReadProblem.withLock { last in
+                defer { last = problem }
+                return last != problem
+            }
+            if isNew {
+                logger.warning(
+                    "cannot read the oldest pending events; status gives the ages last observed", metadata: ["error": "\(problem)"])
+            }
+        }
         let now = observer.now()
         let bounds = queue.bounds
         let totals = snapshot.totals

@@ -1,6 +1,7 @@
 import BeaconWire
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// An engine: a tracker, one batcher per destination, an observer, and live settings,
 /// over one queue. Run it as a service; it drains on graceful shutdown.
@@ -32,6 +33,9 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
     /// Blocklist and sampling rules applied at `track` (set by remote configuration).
     public let filter: EventFilter
     let logger: Logger
+    /// The last failure to read the store for a status report, so that a lasting one is
+    /// logged once, not at every request (`watch` asks twice a second).
+    let statusReadProblem = Mutex<String?>(nil)
 
     /// An engine sending to one destination.
     public convenience init(
