@@ -1,4 +1,5 @@
 import Beacon
+import BeaconTesting
 import Foundation
 import Logging
 import Synchronization
@@ -59,8 +60,11 @@ struct CollectorCrashTests {
             }
             // Kill after every few answered batches, while the engine keeps sending.
             for round in 1...5 {
-                let answered = recorder.answeredBatches
-                #expect(await Self.waitUntil(.seconds(30)) { recorder.answeredBatches >= answered + 3 }, "round \(round): batches were answered")
+                // The engine reports a batch sent after its sender saw the 200: three more
+                // reported means three more recorded.
+                let sent = await engine.observer.snapshot.totals.batchesSent
+                let answered = await engine.observer.firstSnapshot(within: .seconds(30)) { $0.totals.batchesSent >= sent + 3 }
+                #expect(answered != nil, "round \(round): batches were answered")
                 kill(collector.process.processIdentifier, SIGKILL)
                 collector.process.waitUntilExit()
                 #expect(collector.process.terminationReason == .uncaughtSignal)
@@ -72,10 +76,8 @@ struct CollectorCrashTests {
                 #expect(missing.isEmpty, "round \(round): \(missing.count) of \(acknowledged.count) acknowledged events missing after kill -9")
                 collector = try await Self.restart(store: store, port: port, directory: directory)
             }
-            #expect(await Self.waitUntil(.seconds(60)) {
-                let snapshot = await engine.observer.snapshot
-                return snapshot.totals.delivered >= events && snapshot.depth == 0
-            }, "the engine's queue emptied")
+            let drained = await engine.observer.firstSnapshot(within: .seconds(60)) { $0.totals.delivered >= events && $0.depth == 0 }
+            #expect(drained != nil, "the engine's queue emptied")
         }
         #expect(kills == 5)
         let ids = try await CrashDatabase.ids(address, schema: schema)
@@ -102,15 +104,6 @@ struct CollectorCrashTests {
         throw lastError
     }
 
-    /// Waits until `condition` holds, for at most `limit`; whether it held.
-    static func waitUntil(_ limit: Duration, _ condition: () async -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if await condition() { return true }
-            do { try await Task.sleep(for: .milliseconds(20)) } catch { break }
-        }
-        return await condition()
-    }
 }
 
 /// Remembers the `messageId`s of every batch answered 200.

@@ -100,6 +100,8 @@ struct FlushCommandTests {
         while try await collector.stats()["received"] as? Int ?? 0 < 10, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
+        let received = try await collector.stats()["received"] as? Int ?? 0
+        try #require(received >= 10, "the flush sent \(received) batches in 30 s; the signal would have met no flush in progress")
         kill(flush.processIdentifier, signal)
         let stderr = try await offThePool { String(decoding: PipeReader.all(err.fileHandleForReading), as: UTF8.self) }
         try await offThePool { flush.waitUntilExit() }

@@ -155,6 +155,8 @@ struct CollectorFaultInjectionTests {
                 answered.set()
             }
             // A sender with a 300 ms timeout would give up here: nothing has come back.
+            // ("Not answered within 300 ms" is a window by nature: the hang signals nothing
+            // when it starts, and the release at shutdown below is the positive check.)
             try await Task.sleep(for: .milliseconds(300))
             #expect(!answered.isSet)
             #expect(try await collector.storedCount() == 0)

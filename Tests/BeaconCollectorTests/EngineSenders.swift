@@ -89,7 +89,8 @@ func httpSender(port: Int) throws -> HTTPSender {
         logger: logger)
 }
 
-/// Waits until `condition` holds, checking every 20 ms, for at most `limit`; whether it held.
+/// Waits until `condition` holds, checking every 20 ms, for at most `limit`; whether it
+/// held. For conditions no observer publishes (what a recording sender saw).
 func waitUntil(_ limit: Duration, _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {

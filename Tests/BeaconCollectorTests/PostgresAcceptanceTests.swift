@@ -34,9 +34,9 @@ struct PostgresAcceptanceTests {
     }
 
     /// Whether `engine` has delivered `count` events and holds none.
-    private static func drained(_ engine: BeaconEngine<ContinuousClock>, _ count: Int) async -> Bool {
-        let snapshot = await engine.observer.snapshot
-        return snapshot.totals.delivered >= count && snapshot.depth == 0
+    /// Whether `engine` delivers `count` events and empties its queue within `limit`.
+    private static func drained(_ engine: BeaconEngine<ContinuousClock>, _ count: Int, within limit: Duration) async -> Bool {
+        await engine.observer.firstSnapshot(within: limit) { $0.totals.delivered >= count && $0.depth == 0 } != nil
     }
 
     @Test(
@@ -64,7 +64,7 @@ struct PostgresAcceptanceTests {
                             }
                         }
                         for engine in engines {
-                            #expect(await waitUntil(.seconds(90)) { await Self.drained(engine, perEngine) }, "the engine's queue emptied")
+                            #expect(await Self.drained(engine, perEngine, within: .seconds(90)), "the engine's queue emptied")
                         }
                     }
                     let ids = try await first.storedMessageIds()
@@ -117,7 +117,7 @@ struct PostgresAcceptanceTests {
                         }
                     }()
                     for engine in engines {
-                        #expect(await waitUntil(.seconds(30)) { await engine.observer.snapshot.totals.delivered >= 2_000 })
+                        #expect(await engine.observer.firstSnapshot(within: .seconds(30)) { $0.totals.delivered >= 2_000 } != nil)
                     }
                     try await server.stopped()
                     let start = ContinuousClock.now
@@ -148,7 +148,7 @@ struct PostgresAcceptanceTests {
                     outage = (start, .now)
                     try await streamed
                     for engine in engines {
-                        #expect(await waitUntil(.seconds(45)) { await Self.drained(engine, perEngine) }, "the engine's queue emptied")
+                        #expect(await Self.drained(engine, perEngine, within: .seconds(45)), "the engine's queue emptied")
                     }
                 }
                 let window = try #require(outage)

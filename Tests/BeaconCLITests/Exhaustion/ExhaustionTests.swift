@@ -50,6 +50,20 @@ extension ProcessHeavy {
         }
 
         /// The CPU time (user + system) the process `pid` used so far, in clock ticks.
+        /// How many of `descriptors` have something to read (an answer, or the peer's close).
+        static func readableCount(_ descriptors: [CInt]) -> Int {
+            var polled = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            guard poll(&polled, nfds_t(polled.count), 0) >= 0 else { return 0 }
+            return polled.filter { $0.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 }.count
+        }
+
+        /// The first whole number after `key` in `text` (`max_connections=1000`, `max_connections: 1000`).
+        static func number(after key: String, in text: String) -> Int? {
+            guard let range = text.range(of: key) else { return nil }
+            let digits = text[range.upperBound...].drop { !$0.isNumber }.prefix { $0.isNumber }
+            return Int(digits)
+        }
+
         static func cpuTicks(_ pid: Int32) -> Int? {
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
                 let close = stat.lastIndex(of: ")")
@@ -103,8 +117,19 @@ extension ProcessHeavy {
                 if fd >= 0 { connections.append(fd) }
             }
             #expect(connections.count == 1_100)
-            // Let the accepts and refusals settle, then measure two seconds of the agent's CPU.
-            try await Task.sleep(for: .seconds(2))
+            // The accepts and refusals have settled once every connection over the cap has
+            // had its answer (a 503, then the close) and so reads as ready.
+            let cap = try #require(Self.number(after: "max_connections", in: log), "the agent logs its cap: \(log.suffix(1000))")
+            try #require(cap < connections.count, "the cap \(cap) leaves no connection to refuse")
+            let settled = ContinuousClock.now + .seconds(30)
+            var refused = Self.readableCount(connections)
+            while refused < connections.count - cap, ContinuousClock.now < settled {
+                try await Task.sleep(for: .milliseconds(20))
+                refused = Self.readableCount(connections)
+            }
+            #expect(refused >= connections.count - cap, "\(refused) of the \(connections.count - cap) over the cap were answered")
+            // Then two seconds of the agent's CPU, with every connection left idle: a window
+            // of time is what "stays idle" is measured over.
             let pid = agent.processIdentifier
             let before = try #require(Self.cpuTicks(pid))
             try await Task.sleep(for: .seconds(2))
