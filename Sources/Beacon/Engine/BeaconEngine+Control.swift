@@ -122,15 +122,11 @@ extension BeaconEngine {
         let oldest: [String: Timestamp]
         do {
             oldest = try await queue.oldestPending()
-            statusReadProblem.withLock { $0 = nil }
+            statusReadProblem.clear()
         } catch {
             oldest = known.compactMapValues(\.oldestPendingAt)
             let problem = "\(error)"
-            let isNew = statusReadProblem.withLock { last in
-                defer { last = problem }
-                return last != problem
-            }
-            if isNew {
+            if statusReadProblem.isNews(problem) {
                 logger.warning(
                     "cannot read the oldest pending events; status gives the ages last observed", metadata: ["error": "\(problem)"])
             }

@@ -1,7 +1,6 @@
 import BeaconWire
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// An engine: a tracker, one batcher per destination, an observer, and live settings,
 /// over one queue. Run it as a service; it drains on graceful shutdown.
@@ -33,9 +32,9 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
     /// Blocklist and sampling rules applied at `track` (set by remote configuration).
     public let filter: EventFilter
     let logger: Logger
-    /// The last failure to read the store for a status report, so that a lasting one is
-    /// logged once, not at every request (`watch` asks twice a second).
-    let statusReadProblem = Mutex<String?>(nil)
+    /// A store read failing for status reports, logged once while it lasts (`watch` asks
+    /// twice a second).
+    let statusReadProblem = LastingProblem()
 
     /// An engine sending to one destination.
     public convenience init(
@@ -70,7 +69,7 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
         let store = SettingsStore(settings)
         let endpoint = destinations.count == 1
             ? destinations[0].sender.endpointDescription : "\(destinations.count) destinations"
-        let facts = StoreFactsCache(queue: queue)
+        let facts = StoreFactsCache(queue: queue, logger: logger)
         let observer = TrackingObserver(
             settings: settings, depth: queue.depth, storePath: queue.location,
             endpoint: endpoint, depthProvider: { queue.depth }, sleep: observerSleep,

@@ -1,4 +1,5 @@
 import BeaconWire
+import Logging
 import Synchronization
 
 /// What the observer reads from the store beside the queue's counters (the oldest
@@ -12,11 +13,14 @@ final class StoreFactsCache: Sendable {
     }
 
     private let queue: any EventQueue
+    private let logger: Logger
+    private let readProblem = LastingProblem()
     /// Bumped by every queue event; the cached facts belong to `cached.generation`.
     private let cell = Mutex<(generation: UInt64, cached: (generation: UInt64, facts: Facts)?)>((0, nil))
 
-    init(queue: any EventQueue) {
+    init(queue: any EventQueue, logger: Logger) {
         self.queue = queue
+        self.logger = logger
         queue.addListener { [weak self] _ in self?.invalidate() }
     }
 
@@ -38,9 +42,18 @@ final class StoreFactsCache: Sendable {
             let letters = queue.depth.deadLetters > 0 ? try await queue.deadLetters(limit: DeadLetterSummary.snapshotLimit) : []
             let facts = Facts(oldestPending: oldest, deadLetters: letters.map(DeadLetterSummary.init))
             cell.withLock { $0.cached = (generation, facts) }
+            readProblem.clear()
             return facts
         } catch {
-            return nil  // a failing store is reported by the writer; the facts wait for the next tick
+            // The facts wait for the next tick. A store that takes writes can still fail a
+            // read, which the writer would not report: logged when it starts or changes.
+            let message = "\(error)"
+            if readProblem.isNews(message) {
+                logger.warning("cannot read the oldest pending events or the dead letters; ages and letters shown are the last read", metadata: [
+                    "error": "\(message)",
+                ])
+            }
+            return nil
         }
     }
 }
