@@ -55,9 +55,9 @@ struct StatusCommand: AsyncParsableCommand {
         if let report {
             Output.line("engine       serving: \(report.offline ? "offline" : "online"), policy \(PrintableText.line(report.policy)), batch \(report.batchSize)")
         } else if let unknown {
-            Output.line(
-                "engine       unknown: \(PrintableText.line(unknown)) (on \(PrintableText.line(ControlProtocol.socketPath(forStore: db)))): "
-                    + "destination states unknown")
+            let socket = ControlProtocol.socketPath(forStore: db)
+            let reason = unknown.contains(socket) ? unknown : "\(unknown) (on \(socket))"
+            Output.line("engine       unknown: \(PrintableText.line(reason)): destination states unknown")
         } else {
             Output.line("engine       none answers on \(PrintableText.line(ControlProtocol.socketPath(forStore: db))): destination states unknown")
         }
