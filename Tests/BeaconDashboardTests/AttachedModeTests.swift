@@ -101,6 +101,21 @@ import Testing
         #expect(!text.contains("120/s"), "the last rate is not shown as a fact: \(text)")
     }
 
+    /// An engine that stopped answering but still holds its socket is not said to be gone.
+    @Test func aSilentEngineIsNotSaidToBeGone() {
+        var snapshot = Fixtures.steady()
+        snapshot.isReadOnlyMonitor = true
+        snapshot.engineLostAt = Timestamp(millisecondsSince1970: snapshot.time.millisecondsSince1970 - 3_000)
+        snapshot.engineLostReason = "the engine is there but silent"
+        // At 80 columns the whole reason fits.
+        let grid = DashboardRenderer.render(snapshot: snapshot, state: DashboardState(mode: .attached), size: (width: 80, height: 24))
+        let text = (0..<24).map { grid.row($0) }.joined(separator: "\n")
+        #expect(grid.row(3).contains("(3.00 s ago): the engine is there but silent"), "\(text)")
+        #expect(!text.contains("nothing serves this store"), "\(text)")
+        #expect(text.contains("state unknown (engine lost)"), "\(text)")
+        #expect(!text.contains("(no engine)"), "\(text)")
+    }
+
     @Test func readOnlyByChoiceSaysSoInTheHeader() {
         var snapshot = Fixtures.steady()
         snapshot.isReadOnlyMonitor = false

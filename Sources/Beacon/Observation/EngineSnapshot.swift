@@ -36,6 +36,10 @@ public struct EngineSnapshot: Sendable, Hashable {
     /// When the engine a monitor was attached to stopped answering (`nil`: it answers, or
     /// none was ever attached). Its rates are then unknown.
     public var engineLostAt: Timestamp? = nil
+    /// Why, when ``engineLostAt`` is set, in words the screen shows: nothing serves the
+    /// store any more, or something still listens on its control socket and does not
+    /// answer (a stopped or overloaded engine). `nil`: not said.
+    public var engineLostReason: String? = nil
     /// Dead letters in the store now (not yet retried or purged).
     public var deadLetters: Int
     /// The newest dead letters, newest first (at most ``DeadLetterSummary/snapshotLimit``).

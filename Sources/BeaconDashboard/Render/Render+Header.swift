@@ -39,8 +39,11 @@ extension Renderer {
         grid.write([tag], x: width - tagWidth + 1, y: 0)
     }
 
-    /// A destination state no engine reports (a monitor reading a store nobody serves).
-    static let unknownState = Span("state unknown (no engine)", .dim)
+    /// A destination state no engine reports: a monitor reading a store nobody serves, or
+    /// one whose engine stopped answering (which may still be there).
+    var unknownState: Span {
+        Span(snapshot.engineLostAt == nil ? "state unknown (no engine)" : "state unknown (engine lost)", .dim)
+    }
 
     /// A setting the snapshot does not know (a monitor reading another process's store).
     private static let unknown = Span("unknown", .dim)
@@ -91,7 +94,7 @@ extension Renderer {
         switch snapshot.destinations.count {
         case 0:
             // A store nobody serves does not say what its writer would do.
-            if isMonitor { return Self.unknownState }
+            if isMonitor { return unknownState }
             return snapshot.isOffline ? Span("offline", .warn) : Span("idle")
         case 1:
             return describe(snapshot.destinations[0])
@@ -111,7 +114,7 @@ extension Renderer {
     /// A destination's state in words, measured from the snapshot's time.
     func describe(_ destination: DestinationStatus) -> Span {
         // Read from a store no engine serves: only an operator's pause is recorded there.
-        if isMonitor, destination.state != .pausedByOperator { return Self.unknownState }
+        if isMonitor, destination.state != .pausedByOperator { return unknownState }
         let failures = destination.consecutiveFailures
         let failureNote = failures > 0 ? " (\(failures) failure\(failures == 1 ? "" : "s"))" : ""
         switch destination.state {
@@ -135,7 +138,7 @@ extension Renderer {
     mutating func drawEngineLost(_ lostAt: Timestamp, y: Int) {
         let ago = snapshot.time.millisecondsSince1970 - lostAt.millisecondsSince1970
         let text = " ENGINE LOST at \(Format.timeOfDay(millisecondsSince1970: lostAt.millisecondsSince1970)) UTC "
-            + "(\(Format.elapsed(milliseconds: max(0, ago))) ago): nothing serves this store"
+            + "(\(Format.elapsed(milliseconds: max(0, ago))) ago): \(snapshot.engineLostReason ?? "nothing serves this store")"
         grid.fill(x: 0, y: y, width: width, style: .error)
         grid.write(text.elidedRight(toWidth: width - 1), x: 0, y: y, style: .error)
     }

@@ -111,6 +111,11 @@ final class MonitorAttachment: Sendable {
             }
             var readOnly = snapshot
             readOnly.engineLostAt = lostAt
+            if lostAt != nil {
+                // Gone, or there and silent: the socket tells them apart.
+                readOnly.engineLostReason = client.somethingListens
+                    ? "the engine is there but silent" : "nothing serves this store"
+            }
             return readOnly
         }
         contact.withLock { $0 = (true, nil) }

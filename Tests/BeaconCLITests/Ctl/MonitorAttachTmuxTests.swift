@@ -121,4 +121,36 @@ struct MonitorAttachTmuxTests {
         try tmux.press("q")
         #expect(try await tmux.waitForExit() == 0)
     }
+
+    @Test("an engine that stops answering (SIGSTOP) is lost but not gone: the screen says it holds the socket; it attaches again",
+          .enabled(if: TmuxSession.isInstalled, "tmux is not installed; the terminal test needs it"),
+          .timeLimit(.minutes(1)))
+    func stoppedEngineIsLostNotGone() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
+        let store = directory + "/stopped.sqlite"
+        let agent = try RunningAgent(store: store, endpoints: [AgentCommandTests.nowhere], directory: directory)
+        defer { agent.kill9() }
+        _ = try await agent.address()
+        let pid = agent.process.processIdentifier
+
+        let tmux = try TmuxSession([BeaconProcess.path, "monitor", "--db", store], width: 100, height: 30, directory: directory)
+        defer { tmux.kill() }
+        try await tmux.waitForScreen("the attached header") { DashboardText.header($0).contains("MONITOR (attached)") }
+
+        #expect(kill(pid, SIGSTOP) == 0)
+        let lost = try await tmux.waitForScreen("ENGINE LOST, still holding the socket") {
+            $0.contains("ENGINE LOST at ") && $0.contains("the engine is there but silent")
+        }
+        #expect(!lost.contains("nothing serves this store"), "the engine is there: \(lost)")
+        #expect(lost.contains("state unknown (engine lost)"), "\(lost)")
+        // `status` says the same: unknown, not absent.
+        let status = try await BeaconProcess.run(["status", "--db", store])
+        #expect(status.stdout.contains("engine       unknown: the engine at \(store).control did not answer within"), "\(status.stdout)")
+
+        #expect(kill(pid, SIGCONT) == 0)
+        try await tmux.waitForScreen("attached again once it answers") { DashboardText.header($0).contains("MONITOR (attached)") }
+        try tmux.press("q")
+        #expect(try await tmux.waitForExit() == 0)
+    }
 }

@@ -27,6 +27,13 @@ public struct ControlClient: Sendable {
         self.maxResponseBytes = maxResponseBytes
     }
 
+    /// Whether something listens on the socket now (one connect, closed at once, that
+    /// sends nothing): an engine that does not answer is still there, one that went away
+    /// is not. It says nothing of whether the listener will answer.
+    public var somethingListens: Bool {
+        ControlSocket.probe(socketPath) == .live
+    }
+
     /// Sends one command and waits for its response.
     public func send(_ command: ControlCommand, id: Int = 1) async throws(ControlClientError) -> ControlResponse {
         try await send(line: ControlRequest(id: id, command: command).line)
