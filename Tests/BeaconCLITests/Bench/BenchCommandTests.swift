@@ -53,6 +53,14 @@ struct BenchCommandTests {
         #expect(baselineMedian > 0)
         let ratio = try #require(number(figure["ratio"]))
         #expect(abs(ratio - medianValue / baselineMedian) <= 0.002 * max(1, ratio))
+        // Run by run: each run's figure over the baseline taken in the same run.
+        let paired = try #require(array(figure["pairedRatios"])).compactMap(number)
+        #expect(paired.count == runs)
+        for (index, pair) in paired.enumerated() where index < min(values.count, baselines.count) {
+            #expect(abs(pair - values[index] / baselines[index]) <= 0.002 * max(1, pair), "run \(index + 1)")
+        }
+        let pairedMedian = try #require(number(figure["pairedRatioMedian"]))
+        #expect(abs(pairedMedian - median(paired)) <= 0.002 * max(1, pairedMedian))
         let target = try #require(figure["target"]?.stringValue)
         let met = try #require(bool(figure["met"]))
         if target.hasPrefix("ratio >= "), let bound = Double(target.dropFirst("ratio >= ".count)) {

@@ -67,15 +67,19 @@ struct BenchFigure {
     func json(cores: Int, loadAverage: Double?) -> JSONValue {
         var object: [String: JSONValue] = [
             "benchmark": .string(benchmark), "figure": .string(figure), "unit": .string(unit),
-            "median": .double(Self.rounded(median)), "values": .array(values.map { .double(Self.rounded($0)) }),
+            "median": Self.number(median), "values": .array(values.map(Self.number)),
             "runs": .int(values.count), "cores": .int(cores),
         ]
         if let baseline, let baselineMedian {
             object["baseline"] = .string(baseline)
-            object["baselineMedian"] = .double(Self.rounded(baselineMedian))
-            object["baselineValues"] = .array(baselineValues.map { .double(Self.rounded($0)) })
+            object["baselineMedian"] = Self.number(baselineMedian)
+            object["baselineValues"] = .array(baselineValues.map(Self.number))
         }
         if let ratio { object["ratio"] = .double(round3(ratio)) }
+        if let paired = pairedRatios {
+            object["pairedRatios"] = .array(paired.map { .double(round3($0)) })
+            object["pairedRatioMedian"] = .double(round3(BenchmarkStatistics.median(paired)))
+        }
         if let target { object["target"] = .string(target.text) }
         if let met { object["met"] = .bool(met) }
         if let loadAverage { object["loadAverage1m"] = .double(round2(loadAverage)) }
@@ -106,13 +110,38 @@ struct BenchFigure {
             lines.append("  baseline: \(baseline)  median \(Self.format(baselineMedian)) \(unit)")
         }
         if let ratio { lines.append("  ratio \(String(format: "%.3f", ratio))") }
+        if let paired = pairedRatios, paired.count > 1, let low = paired.min(), let high = paired.max() {
+            lines.append(
+                "  run by run: median \(String(format: "%.3f", BenchmarkStatistics.median(paired))) "
+                    + "(\(String(format: "%.3f", low))–\(String(format: "%.3f", high))); the target is on the ratio of medians")
+        }
         if let target, let met { lines.append("  target \(target.text): \(met ? "met" : "NOT met")") }
         return lines.joined(separator: "\n")
     }
 
+    /// Each run's figure over the baseline taken beside it in the same run, when every
+    /// run has both (a baseline of 0 or a value that is not finite: `nil`). The runs of a
+    /// figure and of its baseline alternate, so a pair shares the machine's state of the
+    /// moment; how far these spread says how much of a miss or a pass is the machine's.
+    var pairedRatios: [Double]? {
+        guard baseline != nil, !values.isEmpty, values.count == baselineValues.count else { return nil }
+        var ratios: [Double] = []
+        for (value, base) in zip(values, baselineValues) {
+            guard base != 0, base.isFinite, value.isFinite else { return nil }
+            ratios.append(value / base)
+        }
+        return ratios
+    }
+
+    /// A figure for the JSON: rounded, or `null` when it is not a finite number (an
+    /// unknown is not written as 0).
+    static func number(_ value: Double) -> JSONValue {
+        value.isFinite ? .double(rounded(value)) : .null
+    }
+
     /// Big figures to whole units, small ones to 4 significant digits.
     static func rounded(_ value: Double) -> Double {
-        guard value.isFinite else { return 0 }
+        guard value.isFinite else { return value }
         if abs(value) >= 1000 { return value.rounded() }
         let scale = pow(10, 3 - floor(log10(max(abs(value), 1e-12))))
         return (value * scale).rounded() / scale
