@@ -19,7 +19,8 @@ struct BenchCommand: AsyncParsableCommand {
             backlog at batch size 500 to a `beacon collector --db` process, against posting the same bodies \
             raw over one connection); latency (first track to last of 10k events stored at batch size 100, \
             against the same raw posts); all (every one). With --json, one JSON object per figure and line: \
-            figure, median, values, baseline, baselineMedian, ratio, target, met, runs, cores, loadAverage1m. \
+            figure, median, values, baseline, baselineMedian, ratio (of the medians; the target is on it), \
+            pairedRatios and pairedRatioMedian (run by run), target, met, runs, cores, loadAverage1m. \
             ingest (concurrent clients posting gzip batches to collector processes, against the store's own \
             insert of the same rows: see 'beacon bench ingest --help'); agent (concurrent clients posting to a \
             `beacon agent` process, answered 200 after the commit, against the raw insert of the same rows: \
