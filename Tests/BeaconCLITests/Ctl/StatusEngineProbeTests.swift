@@ -64,6 +64,19 @@ struct StatusEngineProbeTests {
         #expect((engine["error"] as? String)?.isEmpty == false, "\(engine)")
     }
 
+    @Test("dead letters beside a listener that never answers: refused with the reason, the store not touched behind it")
+    func deadBesideASilentListener() async throws {
+        let (directory, store) = try await Self.store()
+        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
+        let socket = try FakeEngineSocket(path: store + ".control", listening: true)
+        defer { socket.close() }
+        for arguments in [["list"], ["retry", "--all"], ["purge", "--all", "--yes"]] {
+            let result = try await BeaconProcess.run(["dead", "--db", store, "--timeout-ms", "300"] + arguments)
+            #expect(result.status == 1, "\(arguments): \(result.stdout) \(result.stderr)")
+            #expect(result.stderr.contains("did not answer within"), "\(arguments): \(result.stderr)")
+        }
+    }
+
     /// A store with two events, in a fresh directory.
     private static func store() async throws -> (directory: String, store: String) {
         let directory = try BeaconProcess.temporaryDirectory()

@@ -22,15 +22,16 @@ struct DeadLetterAccess {
     func perform(_ command: ControlCommand) async throws -> (JSONValue, Route) {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let client = ControlClient(store: db)
-            do {
-                let response = try await answer(client, command)
+            switch await ControlCall.outcome(ControlClient(store: db), command, within: timeout) {
+            case .response(let response):
                 switch response.outcome {
                 case .success(let result): return (result, .engine)
                 case .failure(let refusal): throw CLIError.runtime("the engine refused '\(command.name)': \(refusal.reason)")
                 }
-            } catch let error as ControlClientError where error.kind == .noEngine {
-                // No engine answers: act on the store.
+            case .failed(let reason):
+                throw CLIError.runtime(reason)
+            case .noEngine:
+                break  // no engine answers: act on the store
             }
             if command.isRead, let read = await DeadLetterCommands.read(command, from: try openReader()) {
                 switch read {
@@ -58,29 +59,12 @@ struct DeadLetterAccess {
         }
     }
 
-    /// Whether an engine serves the store now (for prompts).
+    /// Whether an engine may serve the store now (for prompts): one answers, or something
+    /// listens on its control socket and does not answer (then the command fails anyway,
+    /// and asking first was the careful default).
     func engineServes() async -> Bool {
-        do {
-            _ = try await answer(ControlClient(store: db), .status)
-            return true
-        } catch {
-            return false  // no answer on the socket: no engine serves it (the command works on the store)
-        }
-    }
-
-    private func answer(_ client: ControlClient, _ command: ControlCommand) async throws -> ControlResponse {
-        try await withThrowingTaskGroup(of: ControlResponse?.self) { group in
-            group.addTask { try await client.send(command) }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let response = try await group.next() ?? nil else {
-                throw CLIError.runtime("the engine at \(client.socketPath) did not answer within \(timeout)")
-            }
-            return response
-        }
+        if case .noEngine = await ControlCall.outcome(ControlClient(store: db), .status, within: timeout) { return false }
+        return true
     }
 
     /// No engine serves the store: open it read-only (it must exist). A listing does not
