@@ -38,16 +38,22 @@ struct AgentMetricsTests {
         #expect(try await HTTPAnswer.send("POST", collectorBase + "/v1/batch", body: invalid).status == 400)
 
         var text = ""
+        var settled = false
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             text = try await HTTPAnswer.send("GET", base + "/metrics").text
+            // The delivered count comes with the settle, the last success with the batch's
+            // report just after it: a scrape between the two has one and not the other.
             if prometheusValue(text, "beacon_engine_delivered_events_total", destination: "main") == 20,
+                prometheusValue(text, "beacon_engine_last_success_timestamp_seconds", destination: "main") != nil,
                 prometheusValue(text, "beacon_engine_destination_state", destination: "backup").map({ _ in true }) == true,
                 text.contains(#"beacon_engine_destination_state{destination="backup",state="backing_off"} 1"#) {
+                settled = true
                 break
             }
             try await Task.sleep(for: .milliseconds(100))
         }
+        #expect(settled, "main delivered its 20 events and backup backs off, within 30 s: \(Self.lines(text, "beacon_engine_"))")
         let agentCheck = try await Self.check(text)
         #expect(agentCheck.status == 0 && agentCheck.output.isEmpty, "\(agentCheck.output)\n\(text)")
         let collectorText = try await HTTPAnswer.send("GET", collectorBase + "/metrics").text
