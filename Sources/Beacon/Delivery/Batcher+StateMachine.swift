@@ -189,6 +189,15 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
         !lastReadFull && !drainsEverything && streak == nil && splitLimit == nil
     }
 
+    /// The fewest events pending at which a commit must wake the batcher: the policy's
+    /// (``FlushScheduler/commitThreshold(_:timerArmed:)``) while idle; 1 in every other
+    /// state, where the actor decides what a commit means as it always did; `nil`: a
+    /// commit changes nothing (idle under a manual policy).
+    func commitWakeThreshold(timerArmed: Bool) -> Int? {
+        guard case .idle = state else { return 1 }
+        return FlushScheduler<Instant>.commitThreshold(scheduler.policy, timerArmed: timerArmed)
+    }
+
     /// Whether a batch was read ahead and waits to be sent.
     var hasReadAhead: Bool {
         if case .draining(.readAhead) = state { return true }

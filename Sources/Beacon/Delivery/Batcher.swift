@@ -54,6 +54,15 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     private let wentOffline = Flag()
     /// The settle of the last delivered batch, running while the next one is sent.
     private var settling: Task<Void, Never>?
+    /// The fewest pending events at which a commit wakes the run loop (see
+    /// ``StateMachine/commitWakeThreshold(timerArmed:)``), read by the queue's listener on
+    /// the writer's thread: a commit the policy cannot act on costs no task wake-up.
+    private let commitGate = CommitGate()
+
+    /// The threshold the queue's listener compares each commit's pending count with.
+    private final class CommitGate: Sendable {
+        let threshold = Atomic<Int>(1)
+    }
 
     public init(
         queue: any EventQueue, destination: Destination, settings: SettingsStore, retryPolicy: RetryPolicy = RetryPolicy(),
@@ -74,8 +83,12 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         self.machine = StateMachine(policy: current.policy, isOffline: current.isOffline, retryPolicy: retryPolicy, now: clock.now)
         (wakes, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let wake = wakeContinuation
+        let gate = commitGate
+        let name = destination.name
         queue.addListener { event in
-            if case .committed = event { wake.yield() }
+            if case .committed(_, let depth) = event, depth.pending(for: name) >= gate.threshold.load(ordering: .acquiring) {
+                wake.yield()
+            }
         }
         let wentOffline = self.wentOffline
         settings.onChange { settings in
@@ -145,6 +158,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             for await _ in wakes {
                 if machine.isShuttingDown || Task.isCancelled { break }
                 await process()
+                updateCommitGate()
             }
         } onGracefulShutdown: {
             Task { await self.beginShutdown() }
@@ -216,6 +230,16 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
 
     /// Events this destination is not done with.
     private var pending: Int { queue.depth.pending(for: destination.name) }
+
+    /// Sets the pending count at which a commit wakes the loop, for the state the loop
+    /// left the machine in. A commit that landed after the loop last read the depth was
+    /// held to the old threshold: when the new one is lower and already reached, the loop
+    /// looks again (with an unchanged threshold a commit that reached it has woken it).
+    private func updateCommitGate() {
+        let threshold = machine.commitWakeThreshold(timerArmed: timer != nil) ?? Int.max
+        let old = commitGate.threshold.exchange(threshold, ordering: .acquiringAndReleasing)
+        if threshold < old, pending >= threshold { wakeContinuation.yield() }
+    }
 
     /// Sends the next batch, or the next wave of batches. Returns `false` when there was
     /// nothing to send (the drain is over once the settles under way have landed).

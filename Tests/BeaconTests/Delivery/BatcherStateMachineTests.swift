@@ -555,3 +555,24 @@ struct BatcherStateMachineTests {
         #expect(offline.state == Self.offline)
     }
 }
+
+extension BatcherStateMachineTests {
+    /// Only an idle machine holds commits to its policy's threshold; in every other state
+    /// each commit wakes the batcher, as it always did.
+    @Test func commitWakeThresholdIsThePolicysOnlyWhileIdle() {
+        let now = ManualClock.Instant(offset: .zero)
+        let manual = Machine(policy: .manual, isOffline: false, retryPolicy: RetryPolicy(), now: now)
+        #expect(manual.commitWakeThreshold(timerArmed: false) == nil)
+        let counting = Machine(policy: .any([.count(50), .interval(.seconds(5))]), isOffline: false, retryPolicy: RetryPolicy(), now: now)
+        #expect(counting.commitWakeThreshold(timerArmed: true) == 50)
+        #expect(counting.commitWakeThreshold(timerArmed: false) == 1)
+        let scheduler = FlushScheduler(policy: .manual, now: now)
+        for state: State in [
+            .draining(.head), .reading(resumeAfter: nil, fromHead: true), .batch(through: 9),
+            .backingOff(until: now), .paused(reason: "401"), .offline(then: nil), .held(then: nil),
+        ] {
+            let machine = Machine(state: state, scheduler: scheduler, retryPolicy: RetryPolicy())
+            #expect(machine.commitWakeThreshold(timerArmed: false) == 1, "\(state)")
+        }
+    }
+}

@@ -58,6 +58,24 @@ public struct FlushScheduler<Instant: InstantProtocol>: Sendable where Instant.D
         return FlushScheduler.decide(policy, depth: depth, now: now, anchor: anchor)
     }
 
+    /// The fewest events queued at which a commit can change what ``evaluate(depth:now:)``
+    /// answers, while nothing else will ask it (`nil`: none can, so a commit need not wake
+    /// the caller). `.count(n)`: n. `.interval`: 1, unless `timerArmed` (the caller waits for
+    /// the deadline an earlier evaluation gave, and more events do not move it). `.manual`:
+    /// none (a request wakes the caller by itself). `.any`: the least of its parts.
+    public static func commitThreshold(_ policy: FlushPolicy, timerArmed: Bool) -> Int? {
+        switch policy {
+        case .manual:
+            return nil
+        case .count(let threshold):
+            return max(1, threshold)
+        case .interval:
+            return timerArmed ? nil : 1
+        case .any(let policies):
+            return policies.compactMap { commitThreshold($0, timerArmed: timerArmed) }.min()
+        }
+    }
+
     private static func decide(_ policy: FlushPolicy, depth: Int, now: Instant, anchor: Instant) -> FlushDecision<Instant> {
         switch policy {
         case .manual:
