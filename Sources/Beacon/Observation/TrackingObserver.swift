@@ -8,6 +8,9 @@ import Synchronization
 /// Reporting never waits: ``report(_:)`` is `nonisolated` and only appends to an inbox
 /// that ``run()`` empties. Reports that arrive together are applied together and
 /// published as one snapshot, so a busy engine does not wake subscribers once per step.
+/// A commit only moves counters: while nobody is subscribed it does not wake the
+/// observer, and is applied by whatever comes next (a read of ``snapshot``, a
+/// subscription, another report, the tick), so what is read is never behind.
 /// Subscribers get snapshots through
 /// `AsyncStream(bufferingPolicy: .bufferingNewest(1))`, so a slow reader sees the latest
 /// picture and never slows the engine.
@@ -25,9 +28,11 @@ public actor TrackingObserver {
     /// Ticks the rates are averaged over. Default 5.
     public let rateWindow: Int
 
-    /// Reports not yet applied, in order.
-    private let inbox = Mutex<[EngineEvent]>([])
-    /// Raised when the inbox goes from empty to not empty.
+    /// Reports not yet applied, in order, and whether the run loop was woken for them.
+    private let inbox = Mutex<Inbox>(Inbox())
+    /// Subscribers now, read by ``report(_:)`` off the actor.
+    private let subscriberCount = Atomic<Int>(0)
+    /// Raised when the inbox needs applying.
     private let wakes: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
     private let tickInterval: Duration
@@ -93,15 +98,24 @@ public actor TrackingObserver {
 
     /// Hands a step to the observer without waiting.
     public nonisolated func report(_ event: EngineEvent) {
-        let wasEmpty = inbox.withLock { inbox in
-            inbox.append(event)
-            return inbox.count == 1
+        // A commit with nobody subscribed waits for the next read, report or tick (and
+        // at most ``Inbox/lazyLimit`` of them wait).
+        var urgent = true
+        if case .queue(.committed) = event { urgent = subscriberCount.load(ordering: .relaxed) > 0 }
+        let wake = inbox.withLock { inbox in
+            inbox.events.append(event)
+            guard !inbox.woken, urgent || inbox.events.count >= Inbox.lazyLimit else { return false }
+            inbox.woken = true
+            return true
         }
-        if wasEmpty { wakeContinuation.yield() }
+        if wake { wakeContinuation.yield() }
     }
 
-    /// The latest snapshot.
-    public var snapshot: EngineSnapshot { current }
+    /// The latest snapshot, with every report made so far applied.
+    public var snapshot: EngineSnapshot {
+        applyInbox()
+        return current
+    }
 
     /// The observer's wall clock now (what ages and stalls are measured against).
     public nonisolated func now() -> Timestamp { wallClock() }
@@ -113,6 +127,9 @@ public actor TrackingObserver {
         let id = nextSubscriber
         nextSubscriber += 1
         subscribers[id] = continuation
+        // Counted before the inbox is applied: a commit from now on wakes the observer.
+        subscriberCount.add(1, ordering: .relaxed)
+        applyInbox()
         continuation.yield(current)
         continuation.onTermination = { [weak self] _ in
             Task { await self?.unsubscribe(id) }
@@ -144,13 +161,17 @@ public actor TrackingObserver {
         wakeContinuation.finish()
         for subscriber in subscribers.values { subscriber.finish() }
         subscribers.removeAll()
+        subscriberCount.store(0, ordering: .relaxed)
     }
 
     /// Applies the reports waiting in the inbox, then publishes one snapshot.
     private func applyInbox() {
         let events = inbox.withLock { inbox in
-            defer { inbox.removeAll(keepingCapacity: true) }
-            return inbox
+            defer {
+                inbox.events.removeAll(keepingCapacity: true)
+                inbox.woken = false
+            }
+            return inbox.events
         }
         guard !events.isEmpty else { return }
         for event in events { update(with: event) }
@@ -160,6 +181,7 @@ public actor TrackingObserver {
     /// Applies one step at once and publishes the result (what ``run()`` does for the
     /// reports it finds waiting).
     public func apply(_ event: EngineEvent) {
+        applyInbox()  // the reports made before it come first
         update(with: event)
         publish()
     }
@@ -225,6 +247,7 @@ public actor TrackingObserver {
 
     /// Takes a depth sample and updates the rates (what ``run()`` does every tick).
     public func tick() async {
+        applyInbox()  // commits waiting with nobody subscribed
         if let oldestPendingProvider, let oldest = await oldestPendingProvider() {
             for index in current.destinations.indices {
                 current.destinations[index].oldestPendingAt = oldest[current.destinations[index].name]
@@ -320,7 +343,15 @@ public actor TrackingObserver {
     private var reportedStates: [String: DestinationStatus.State] = [:]
 
     private func unsubscribe(_ id: Int) {
-        subscribers[id] = nil
+        if subscribers.removeValue(forKey: id) != nil { subscriberCount.subtract(1, ordering: .relaxed) }
+    }
+
+    /// Reports not yet applied.
+    private struct Inbox {
+        /// Commits that may wait unapplied, at most: past it they wake the observer anyway.
+        static let lazyLimit = 1_024
+        var events: [EngineEvent] = []
+        var woken = false
     }
 
     static func percentiles(_ samples: Deque<Duration>) -> EngineSnapshot.Latency {
