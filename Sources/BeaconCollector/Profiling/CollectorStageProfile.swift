@@ -46,10 +46,8 @@ import GRDBSQLite
             let start = ContinuousClock.now
             var json = body
             if gzipped {
-                // The ingest's own way: libdeflate when it is sure, else zlib.
                 do {
-                    json = try GzipFastPath.inflate(body, limit: limits.maxRequestBytes)
-                        ?? BodyReader.inflate(body, limit: limits.maxRequestBytes)
+                    json = try BodyReader.inflateGzip(body, limit: limits.maxRequestBytes)  // the ingest's own way
                 } catch {
                     throw CollectorSetupError(message: "a replayed body is not a whole gzip stream: \(error)")
                 }

@@ -47,12 +47,18 @@ enum BodyReader {
             buffer.withUnsafeReadableBytes { received.append(contentsOf: $0) }
         }
         guard encoding == .gzip else { return received }
-        if let inflated = GzipFastPath.inflate(received, limit: limit) { return inflated }
-        return try inflate(received, limit: limit)
+        return try inflateGzip(received, limit: limit)
     }
 
-    /// Inflates `compressed` with zlib under `limit`.
-    static func inflate(_ compressed: [UInt8], limit: Int) throws(CollectorError) -> [UInt8] {
+    /// Inflates a whole gzip body under `limit`: libdeflate in one call when it is sure of
+    /// the answer (``GzipFastPath``), else zlib.
+    static func inflateGzip(_ compressed: [UInt8], limit: Int) throws(CollectorError) -> [UInt8] {
+        if let inflated = GzipFastPath.inflate(compressed, limit: limit) { return inflated }
+        return try inflateWithZlib(compressed, limit: limit)
+    }
+
+    /// Inflates `compressed` with zlib under `limit`: the reference, whose refusals are the collector's.
+    static func inflateWithZlib(_ compressed: [UInt8], limit: Int) throws(CollectorError) -> [UInt8] {
         let inflater: GzipInflater
         let failure: GzipInflater.Failure?
         do throws(GzipInflater.Failure) {
