@@ -48,6 +48,8 @@ public actor TrackingObserver {
     private var destinationSamples = Deque<[String: Int]>()
     private var latencies = LatencyWindow(capacity: 1000)
     private var baseTotals: QueueTotals
+    /// The last depth applied: a report it overtook is not applied after it.
+    private var appliedDepth: QueueDepth?
     private let depthProvider: (@Sendable () -> QueueDepth)?
     private let oldestPendingProvider: (@Sendable () async -> [String: Timestamp]?)?
     private let deadLettersProvider: (@Sendable () async -> [DeadLetterSummary]?)?
@@ -94,6 +96,7 @@ public actor TrackingObserver {
             maxBatchBytes: settings.maxBatchBytes, endpoint: endpoint, storePath: storePath)
         current.queueBounds = queueBounds
         Self.apply(depth, base: depth.totals, to: &current)
+        appliedDepth = depth
     }
 
     /// Hands a step to the observer without waiting.
@@ -299,7 +302,18 @@ public actor TrackingObserver {
         }
     }
 
+    /// Applies a depth unless a later one is applied already (``QueueDepth/isOvertaken(by:)``):
+    /// a commit's depth that reaches the observer after the settle it caused stays out.
     private func apply(depth: QueueDepth) {
+        if let applied = appliedDepth, depth.isOvertaken(by: applied) {
+            // The count accepted is read apart from the store's counters: keep the higher.
+            if depth.totals.accepted > applied.totals.accepted {
+                appliedDepth?.totals.accepted = depth.totals.accepted
+                current.totals.accepted = baseTotals.committed + depth.totals.accepted
+            }
+            return
+        }
+        appliedDepth = depth
         Self.apply(depth, base: baseTotals, to: &current)
     }
 
