@@ -62,7 +62,7 @@ struct BenchCommandTests {
         let pairedMedian = try #require(number(figure["pairedRatioMedian"]))
         #expect(abs(pairedMedian - median(paired)) <= 0.002 * max(1, pairedMedian))
         let target = try #require(figure["target"]?.stringValue)
-        let met = try #require(bool(figure["met"]))
+        let met = try #require(bool(figure["met"]) as Bool?)
         if target.hasPrefix("ratio >= "), let bound = Double(target.dropFirst("ratio >= ".count)) {
             #expect(met == (ratio >= bound))
         } else if target.hasPrefix("ratio <= "), let bound = Double(target.dropFirst("ratio <= ".count)) {

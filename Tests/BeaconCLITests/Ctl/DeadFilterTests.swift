@@ -29,7 +29,7 @@ struct DeadFilterTests {
         let db = directory + "/q.sqlite"
         let engine = BeaconEngine(
             queue: try SQLiteEventQueue(path: db),
-            destinations: [try Destination(name: "main", sender: Self.strict()), try Destination(name: "backup", sender: Self.strict())],
+            destinations: [Destination(name: "main", sender: Self.strict()), Destination(name: "backup", sender: Self.strict())],
             settings: EngineSettings(policy: .manual, batchSize: 100))
         let task = Task { try await engine.run() }
         var bad: [String] = []
