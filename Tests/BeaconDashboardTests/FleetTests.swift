@@ -40,6 +40,16 @@ import Testing
         backingOff.destinations[0].stalled = false
         let row = FleetRow(name: "x", snapshot: backingOff)
         #expect(row.condition == .backingOff(nextRetry: Timestamp(millisecondsSince1970: Fixtures.t0 + 7_250)))
+        var quiet = Fixtures.steady()
+        for index in quiet.destinations.indices {
+            quiet.destinations[index].state = .idle
+            quiet.destinations[index].stalled = false
+        }
+        #expect(FleetRow(name: "x", snapshot: quiet).condition == .idle)
+        quiet.destinations[0].state = .starting
+        #expect(FleetRow(name: "x", snapshot: quiet).condition == .starting, "one not reported yet: not known to be idle")
+        quiet.destinations = []
+        #expect(FleetRow(name: "x", snapshot: quiet).condition == .starting, "none reported yet: the engine is starting")
     }
 
     @Test func theListAt80x24() throws {

@@ -142,8 +142,9 @@ extension BeaconEngine {
                 events: depth.events.addingReportingOverflow(depth.buffered).partialValue, bytes: depth.bytes,
                 maxEvents: bounds?.maxEvents, maxBytes: bounds?.maxBytes, full: bounds?.isFull(depth) ?? false),
             destinations: destinations.map { destination in
+                // Not reported yet: its batcher has not started, so its state is not known.
                 var status = known[destination.name]
-                    ?? DestinationStatus(name: destination.name, endpoint: destination.sender.endpointDescription, depth: 0, state: .idle)
+                    ?? DestinationStatus(name: destination.name, endpoint: destination.sender.endpointDescription, depth: 0, state: .starting)
                 status.depth = depth.pending(for: destination.name)
                 status.oldestPendingAt = oldest[destination.name]
                 return EngineStatusReport.Destination(

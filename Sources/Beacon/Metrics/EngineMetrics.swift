@@ -93,7 +93,7 @@ public final class EngineMetrics: Service, Sendable {
         "beacon_engine_dead_lettered_events_total": "Events the destination refused for good (moved to dead letters).",
         "beacon_engine_dropped_events_total": "Events the queue's overflow policy dropped before the destination had them.",
         "beacon_engine_batch_duration_seconds": "Time of each delivered batch's send.",
-        "beacon_engine_destination_state": "1 for the state the destination is in (idle, sending, backing_off, paused_operator, paused_credentials, offline), 0 for the others.",
+        "beacon_engine_destination_state": "1 for the state the destination is in (starting, idle, sending, backing_off, paused_operator, paused_credentials, offline), 0 for the others.",
         "beacon_engine_stalled": "1 while the destination's oldest event has waited over a minute and nothing was delivered in a minute (never when paused on purpose or offline).",
         "beacon_engine_consecutive_failures": "Failed sends in a row to the destination.",
         "beacon_engine_last_success_timestamp_seconds": "When a batch was last delivered to the destination (Unix time; absent until one is).",

@@ -37,6 +37,9 @@ public struct DestinationStatus: Sendable, Hashable {
 
     /// What a destination is doing.
     public enum State: Sendable, Hashable {
+        /// Its batcher has not reported yet (the engine is starting): whether it will send,
+        /// wait or stay paused is not known.
+        case starting
         case idle
         case sending
         /// Waiting before trying again, until this wall-clock time.
@@ -51,7 +54,7 @@ public struct DestinationStatus: Sendable, Hashable {
         public var isPaused: Bool {
             switch self {
             case .paused, .pausedByOperator: return true
-            case .idle, .sending, .backingOff, .offline: return false
+            case .starting, .idle, .sending, .backingOff, .offline: return false
             }
         }
 
@@ -66,7 +69,7 @@ public struct DestinationStatus: Sendable, Hashable {
             switch self {
             case .paused: return "credentials"
             case .pausedByOperator: return "operator"
-            case .idle, .sending, .backingOff, .offline: return nil
+            case .starting, .idle, .sending, .backingOff, .offline: return nil
             }
         }
     }
@@ -116,7 +119,7 @@ extension DestinationStatus {
     public func isStalled(at now: Timestamp, threshold: Duration = DestinationStatus.stallThreshold) -> Bool {
         switch state {
         case .pausedByOperator, .offline: return false
-        case .idle, .sending, .backingOff, .paused: break
+        case .starting, .idle, .sending, .backingOff, .paused: break
         }
         let limit = threshold.inMilliseconds
         guard let age = oldestPendingAge(at: now), age > limit else { return false }

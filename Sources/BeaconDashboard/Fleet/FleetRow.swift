@@ -43,6 +43,8 @@ public struct FleetRow: Sendable, Hashable {
         case sending
         /// Nothing to do.
         case idle
+        /// A destination has not reported yet (its engine is starting): not known to be idle.
+        case starting
         /// Nothing serves its store: depth and dead letters come from the file alone.
         case noEngine
     }
@@ -62,7 +64,7 @@ public struct FleetRow: Sendable, Hashable {
             if destination.stalled { return true }
             switch destination.state {
             case .backingOff, .paused: return true
-            case .idle, .sending, .pausedByOperator, .offline: return false
+            case .starting, .idle, .sending, .pausedByOperator, .offline: return false
             }
         }.map(\.name)
         let answers = snapshot.engineLostAt == nil && !snapshot.isReadOnlyMonitor
@@ -89,6 +91,8 @@ public struct FleetRow: Sendable, Hashable {
             condition = .paused
         } else if states.contains(.sending) {
             condition = .sending
+        } else if states.isEmpty || states.contains(.starting) {
+            condition = .starting
         } else {
             condition = .idle
         }

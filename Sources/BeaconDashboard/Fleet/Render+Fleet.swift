@@ -85,6 +85,7 @@ extension DashboardRenderer {
         case .paused: return ("paused", .warn)
         case .sending: return ("sending", .ok)
         case .idle: return ("idle", .normal)
+        case .starting: return ("starting", .dim)
         case .noEngine: return ("no engine", .dim)
         }
     }

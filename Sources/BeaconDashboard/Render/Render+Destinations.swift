@@ -80,6 +80,7 @@ extension Renderer {
     func compactState(_ destination: DestinationStatus) -> Span {
         if isMonitor, destination.state != .pausedByOperator { return Span("unknown", .dim) }
         switch destination.state {
+        case .starting: return Span("starting", .dim)
         case .idle: return Span("idle")
         case .sending: return Span("sending", .ok)
         case .backingOff(let until):

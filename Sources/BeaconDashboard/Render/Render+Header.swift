@@ -95,7 +95,8 @@ extension Renderer {
         case 0:
             // A store nobody serves does not say what its writer would do.
             if isMonitor { return unknownState }
-            return snapshot.isOffline ? Span("offline", .warn) : Span("idle")
+            // No destination has reported yet: the engine is starting, not idle.
+            return snapshot.isOffline ? Span("offline", .warn) : Span("starting", .dim)
         case 1:
             return describe(snapshot.destinations[0])
         default:
@@ -104,7 +105,7 @@ extension Renderer {
             let counts: [(String, Int)] = [
                 ("retrying", states.count { $0.nextRetryAt != nil }), ("paused", states.count(where: \.isPaused)),
                 ("offline", states.count { $0 == .offline }), ("sending", states.count { $0 == .sending }),
-                ("idle", states.count { $0 == .idle }),
+                ("idle", states.count { $0 == .idle }), ("starting", states.count { $0 == .starting }),
             ]
             let text = counts.filter { $0.1 > 0 }.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
             return Span(text, states.contains { $0.nextRetryAt != nil || $0.isPaused } ? .warn : .normal)
@@ -118,6 +119,8 @@ extension Renderer {
         let failures = destination.consecutiveFailures
         let failureNote = failures > 0 ? " (\(failures) failure\(failures == 1 ? "" : "s"))" : ""
         switch destination.state {
+        case .starting:
+            return Span("starting", .dim)
         case .idle:
             return Span("idle" + failureNote)
         case .sending:

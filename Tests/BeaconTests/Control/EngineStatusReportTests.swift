@@ -24,14 +24,14 @@ struct EngineStatusReportTests {
     @Test("every state survives the trip through the control channel's JSON")
     func roundTrip() throws {
         let states: [DestinationStatus.State] = [
-            .idle, .sending, .backingOff(until: Self.next), .pausedByOperator, .paused(reason: "HTTP 401: credentials refused"), .offline,
+            .starting, .idle, .sending, .backingOff(until: Self.next), .pausedByOperator, .paused(reason: "HTTP 401: credentials refused"), .offline,
         ]
         let report = Self.report(states)
         let back = try #require(EngineStatusReport(json: report.json))
         #expect(back == report)
         #expect(back.destinations.map(\.destinationState) == states)
         #expect(back.destinations.map(\.code) == EngineStatusReport.Destination.Code.allCases)
-        #expect(back.destinations[2].nextRetryAt == Self.next.iso8601)
+        #expect(back.destinations[3].nextRetryAt == Self.next.iso8601)
         #expect(back.destinations[0].nextRetryAt == nil && back.destinations[0].lastError == nil, "unknown is absent, not a default")
     }
 

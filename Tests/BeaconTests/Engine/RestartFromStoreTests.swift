@@ -145,4 +145,21 @@ struct RestartFromStoreTests {
             #expect(sender.batches.flatMap(\.events).map(\.messageId) == ids)
         }
     }
+
+    /// A status asked before the batcher reports (an engine starting on a store left paused)
+    /// does not say idle: the pause is restored as it starts, and until then it is not known.
+    @Test func aStatusBeforeTheBatcherReportsSaysStartingNotIdle() async throws {
+        _ = try await leaveBacklog(5, paused: Destination.defaultName)
+        let engine = try makeEngine(policy: .count(10), sender: RecordingSender())
+        let before = await engine.statusReport()
+        #expect(before.destinations.map(\.code) == [.starting])
+        #expect(before.destinations.first?.state == "starting")
+        #expect(before.destinations.first?.pending == 5, "what is known is shown: the backlog")
+        try await running(engine) {
+            _ = await engine.observer.firstSnapshot { snapshot in
+                snapshot.destinations.contains { $0.name == Destination.defaultName && $0.state == .pausedByOperator }
+            }
+            #expect(await engine.statusReport().destinations.map(\.code) == [.pausedByOperator])
+        }
+    }
 }

@@ -35,6 +35,7 @@ extension EngineStatusReport {
         /// A destination's state as a value (the `state` dimension of
         /// `beacon_engine_destination_state` uses the same names).
         public enum Code: String, Codable, Sendable, Hashable, CaseIterable {
+            case starting
             case idle
             case sending
             case backingOff = "backing_off"
@@ -95,6 +96,7 @@ extension EngineStatusReport {
         /// readable time reads as sending: it is trying).
         public var destinationState: DestinationStatus.State {
             switch code {
+            case .starting: return .starting
             case .idle: return .idle
             case .sending: return .sending
             case .backingOff:
@@ -108,6 +110,7 @@ extension EngineStatusReport {
 
         static func code(of state: DestinationStatus.State) -> Code {
             switch state {
+            case .starting: return .starting
             case .idle: return .idle
             case .sending: return .sending
             case .backingOff: return .backingOff
@@ -120,6 +123,7 @@ extension EngineStatusReport {
         /// A destination's state in one word or two.
         static func describe(_ state: DestinationStatus.State) -> String {
             switch state {
+            case .starting: return "starting"
             case .idle: return "idle"
             case .sending: return "sending"
             case .backingOff: return "backing off"
