@@ -56,8 +56,8 @@ final class GroupCommitBuffer: @unchecked Sendable {
         /// Events held in memory at most, the group being committed included. Default 10,000.
         var capacity = 10_000
         /// Bytes held in memory at most (``PendingEvent/memoryCost``), the group being
-        /// committed included. Default 2 MiB: about 4,000 events of 300 bytes of JSON.
-        var capacityBytes = 2 << 20
+        /// committed included. Default 1 MiB: about 2,000 events of 330 bytes of JSON.
+        var capacityBytes = 1 << 20
         /// Events per transaction at most. Default 1,000.
         var maxGroup = 1_000
         /// First retry delay after a failed commit.

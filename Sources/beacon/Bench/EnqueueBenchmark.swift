@@ -11,8 +11,8 @@ struct EnqueueBenchmark: Sendable {
     var events = 200_000
     /// Runs of each side (the median is reported). Default 5.
     var runs = 5
-    /// Calls measured for latency, in rounds of 2,000 (under the memory buffer's 2 MiB, about
-    /// 4,000 of these events, so no call waits on backpressure; each round waits for its
+    /// Calls measured for latency, in rounds of 1,000 (under the memory buffer's 1 MiB, about
+    /// 2,000 of these events, so no call waits on backpressure; each round waits for its
     /// commits). Default 40,000.
     var latencyCalls = 40_000
     /// Where the temporary stores go.
@@ -170,8 +170,8 @@ struct EnqueueBenchmark: Sendable {
         let clock = ContinuousClock()
         var samples: [Double] = []
         samples.reserveCapacity(latencyCalls)
-        for round in stride(from: 0, to: latencyCalls, by: 2_000) {
-            for _ in round..<min(latencyCalls, round + 2_000) {
+        for round in stride(from: 0, to: latencyCalls, by: 1_000) {
+            for _ in round..<min(latencyCalls, round + 1_000) {
                 let start = clock.now
                 try tracker.track("Benchmark Event", properties: Self.properties)
                 samples.append(start.duration(to: clock.now).inSeconds * 1e6)
