@@ -53,7 +53,7 @@ struct CtlCommand: AsyncParsableCommand {
     @Flag(help: """
         Print the engine's answer as JSON. With status: policy, batchSize, offline, depth, deadLetters, queue (events, \
         bytes, maxEvents, maxBytes, full), destinations with name, state, paused, pausedBy, pending, oldestPendingAge in \
-        seconds, lastSuccessAt, stalled, endpoint, code (idle, sending, backing_off, paused_operator, paused_credentials, \
+        seconds, lastSuccessAt, stalled, endpoint, code (starting, idle, sending, backing_off, paused_operator, paused_credentials, \
         offline), nextRetryAt, consecutiveFailures, lastError, lastStatus, deliveryRate, drainSeconds, stalledSince; commands. \
         With pause: paused, recorded (false when the store could not record the pause) and a warning. With retry-now: \
         retried (the destinations whose backoff ended), offline. With flush: backingOff (name, nextRetryAt). \
