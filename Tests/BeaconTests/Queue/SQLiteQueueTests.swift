@@ -163,44 +163,59 @@ struct SQLiteQueueTests {
             group.addTask { try await engine.run() }
             let pages = try await DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 }
             try await queue.executeOnWriter("PRAGMA max_page_count = \(pages)")
-            for index in 0..<3000 { try engine.tracker.track("e\(index)", properties: ["pad": .string(String(repeating: "x", count: 100))]) }
+            // 1,500 events of about 530 bytes each (``PendingEvent/memoryCost``): under the
+            // memory buffer's 1 MiB, so all of them wait there for the disk.
+            for index in 0..<1500 { try engine.tracker.track("e\(index)", properties: ["pad": .string(String(repeating: "x", count: 100))]) }
             let full = await engine.observer.firstSnapshot { $0.storageProblem?.kind == .diskFull }
             #expect(full != nil)
             #expect((full?.buffered ?? 0) > 0)
             try await queue.executeOnWriter("PRAGMA max_page_count = 1073741823")
-            #expect(await engine.observer.firstSnapshot { $0.storageProblem == nil && $0.depth == 3000 } != nil)
+            let recovered = await engine.observer.firstSnapshot(within: .seconds(30), where: { $0.storageProblem == nil && $0.depth == 1500 })
+            let last = await engine.observer.snapshot
+            #expect(recovered != nil, "not recovered; last: depth \(last.depth), buffered \(last.buffered), \(String(describing: last.storageProblem)) \(last.totals) \(queue.depth)")
             group.cancelAll()
         }
-        #expect(try SQLiteEventQueue(path: path).depth.events == 3000)
+        #expect(try SQLiteEventQueue(path: path).depth.events == 1500)
     }
 
     @Test func lockedStoreHoldsEventsInMemoryAndRecovers() async throws {
         let queue = try SQLiteEventQueue(path: path)
         let engine = BeaconEngine(queue: queue, destination: Destination(sender: RecordingSender()), settings: EngineSettings(policy: .manual))
-        let other = try DatabaseQueue(path: path)
+        // It waits for the engine's own writes (registering its destination) to take the lock.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        let other = try DatabaseQueue(path: path, configuration: configuration)
         let release = DispatchSemaphore(value: 0)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
             // Another connection takes the write lock and holds it on a thread of its own.
-            await withCheckedContinuation { (held: CheckedContinuation<Void, Never>) in
+            let holding = await withCheckedContinuation { (held: CheckedContinuation<Bool, Never>) in
                 Thread.detachNewThread {
+                    var resumed = false
                     do {
                         try other.writeWithoutTransaction { db in
                             try db.inTransaction(.immediate) {
-                                held.resume()
+                                resumed = true
+                                held.resume(returning: true)
                                 release.wait()
                                 return .rollback
                             }
                         }
                     } catch {
                         Issue.record("lock holder failed: \(error)")
+                        if !resumed { held.resume(returning: false) }
                     }
                 }
             }
+            try #require(holding)
             for index in 0..<10 { try engine.tracker.track("e\(index)") }
-            #expect(await engine.observer.firstSnapshot { $0.storageProblem?.kind == .locked } != nil)
+            let lockedSeen = await engine.observer.firstSnapshot(within: .seconds(30), where: { $0.storageProblem?.kind == .locked })
+            var last = await engine.observer.snapshot
+            #expect(lockedSeen != nil, "the lock was not reported; last: depth \(last.depth), buffered \(last.buffered), \(String(describing: last.storageProblem)) \(last.totals) \(queue.depth)")
             release.signal()
-            #expect(await engine.observer.firstSnapshot { $0.storageProblem == nil && $0.depth == 10 } != nil)
+            let recovered = await engine.observer.firstSnapshot(within: .seconds(30), where: { $0.storageProblem == nil && $0.depth == 10 })
+            last = await engine.observer.snapshot
+            #expect(recovered != nil, "not recovered; last: depth \(last.depth), buffered \(last.buffered), \(String(describing: last.storageProblem)) \(last.totals) \(queue.depth)")
             group.cancelAll()
         }
     }
