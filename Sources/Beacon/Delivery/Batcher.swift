@@ -45,8 +45,13 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// Draining, backing off, paused or offline; where the next batch starts, the batch
     /// read ahead, the split limit, the failures: every decision is the machine's.
     private var machine: StateMachine
-    private var timer: Task<Void, Never>?
+    /// The armed timer's deadline (`nil`: none armed). Each arming hands a deadline to
+    /// ``runTimers()``, whose sleep for it wakes the loop unless a later arming or a
+    /// cancel made it stale (``timerGeneration``).
     private var timerDeadline: C.Instant?
+    private let timerGeneration = Generation()
+    private let timerRequests: AsyncStream<(C.Instant, Int)>
+    private let timerRequestsContinuation: AsyncStream<(C.Instant, Int)>.Continuation
     /// The wall-clock time of the current backoff's end, as first reported.
     private var backoffWallTime: (until: C.Instant, wall: Timestamp)?
     /// Set by every switch to offline, even one undone before the loop looked: coming
@@ -62,6 +67,11 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// The threshold the queue's listener compares each commit's pending count with.
     private final class CommitGate: Sendable {
         let threshold = Atomic<Int>(1)
+    }
+
+    /// Counts the timer's armings and cancels, read by each sleep when it ends.
+    private final class Generation: Sendable {
+        let value = Atomic<Int>(0)
     }
 
     public init(
@@ -82,6 +92,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         let current = settings.current
         self.machine = StateMachine(policy: current.policy, isOffline: current.isOffline, retryPolicy: retryPolicy, now: clock.now)
         (wakes, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (timerRequests, timerRequestsContinuation) = AsyncStream.makeStream(of: (C.Instant, Int).self)
         let wake = wakeContinuation
         let gate = commitGate
         let name = destination.name
@@ -154,17 +165,21 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         // A store left by an earlier life may hold a backlog: look at it now, as after a
         // commit, so the policy drains it without waiting for a new event.
         wakeContinuation.yield()
-        await withGracefulShutdownHandler {
-            for await _ in wakes {
-                if machine.isShuttingDown || Task.isCancelled { break }
-                await process()
-                updateCommitGate()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.runTimers() }
+            await withGracefulShutdownHandler {
+                for await _ in wakes {
+                    if machine.isShuttingDown || Task.isCancelled { break }
+                    await process()
+                    updateCommitGate()
+                }
+            } onGracefulShutdown: {
+                Task { await self.beginShutdown() }
             }
-        } onGracefulShutdown: {
-            Task { await self.beginShutdown() }
+            cancelTimer()
+            timerRequestsContinuation.finish()
+            await finalFlush()
         }
-        timer?.cancel()
-        await finalFlush()
     }
 
     /// Stops the run loop after a final drain (what graceful shutdown does).
@@ -180,7 +195,6 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             let now = clock.now
             if let deadline = timerDeadline, deadline <= now {
                 // The timer fired (or is about to): a new deadline, even an equal one, needs a new timer.
-                timer = nil
                 timerDeadline = nil
             }
             let wentOffline = !current.isOffline && self.wentOffline.lower()
@@ -236,7 +250,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// held to the old threshold: when the new one is lower and already reached, the loop
     /// looks again (with an unchanged threshold a commit that reached it has woken it).
     private func updateCommitGate() {
-        let threshold = machine.commitWakeThreshold(timerArmed: timer != nil) ?? Int.max
+        let threshold = machine.commitWakeThreshold(timerArmed: timerDeadline != nil) ?? Int.max
         let old = commitGate.threshold.exchange(threshold, ordering: .acquiringAndReleasing)
         if threshold < old, pending >= threshold { wakeContinuation.yield() }
     }
@@ -704,24 +718,36 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     // MARK: Timer and reporting
 
     private func armTimer(_ deadline: C.Instant) {
-        if timerDeadline == deadline, timer != nil { return }
-        timer?.cancel()
+        if timerDeadline == deadline { return }
         timerDeadline = deadline
-        let wake = wakeContinuation
-        timer = Task { [clock] in
-            do {
-                try await clock.sleep(until: deadline, tolerance: nil)
-                wake.yield()
-            } catch {
-                return  // cancelled: a newer deadline replaced this one
-            }
-        }
+        let generation = timerGeneration.value.add(1, ordering: .acquiringAndReleasing).newValue
+        timerRequestsContinuation.yield((deadline, generation))
     }
 
     private func cancelTimer() {
-        timer?.cancel()
-        timer = nil
+        timerGeneration.value.add(1, ordering: .acquiringAndReleasing)
         timerDeadline = nil
+    }
+
+    /// Sleeps until each deadline armed and wakes the loop then, unless the timer was
+    /// armed again or cancelled meanwhile. A stale sleep runs on to its deadline without
+    /// waking anything; the rest are cancelled when the run ends.
+    private func runTimers() async {
+        let wake = wakeContinuation
+        let generation = timerGeneration
+        await withDiscardingTaskGroup { group in
+            for await (deadline, armed) in timerRequests {
+                group.addTask { [clock] in
+                    do {
+                        try await clock.sleep(until: deadline, tolerance: nil)
+                    } catch {
+                        return  // cancelled: the run ended
+                    }
+                    if generation.value.load(ordering: .acquiring) == armed { wake.yield() }
+                }
+            }
+            group.cancelAll()
+        }
     }
 
     /// Reports the destination as the machine has it (or as `reported`, what it had just before).
