@@ -10,6 +10,19 @@ import Testing
         try expectGolden("empty-80x24", Fixtures.empty(), DashboardState(mode: .demo), 80, 24)
     }
 
+    /// Before its batcher reports, the engine's destination is not known to be idle.
+    @Test func noDestinationReportedYetReadsStarting() {
+        var snapshot = Fixtures.empty()
+        snapshot.destinations = []
+        let header = DashboardRenderer.render(snapshot: snapshot, state: DashboardState(mode: .demo), size: (width: 80, height: 24))
+            .text.split(separator: "\n").prefix(3).joined(separator: "\n")
+        #expect(header.contains("destination starting"), "\(header)")
+        #expect(!header.contains("idle"), "\(header)")
+        snapshot.isOffline = true
+        let offline = DashboardRenderer.render(snapshot: snapshot, state: DashboardState(mode: .demo), size: (width: 80, height: 24)).text
+        #expect(offline.split(separator: "\n").prefix(3).joined().contains("destination offline"), "offline is known: it is a setting")
+    }
+
     @Test func steadyFlowAt80x24() throws {
         try expectGolden("steady-80x24", Fixtures.steady(), Fixtures.demoState(), 80, 24)
     }
