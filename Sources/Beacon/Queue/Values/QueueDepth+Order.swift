@@ -6,30 +6,36 @@ extension QueueDepth {
     ///
     /// A queue reports each depth on the thread that changed it, so two reports can
     /// arrive in the other order: a commit's, taken on the writer's thread, after the
-    /// settle of the batch that commit woke.
+    /// settle of the batch that commit woke. The observer applies every depth through
+    /// this check, so it compares in place, without allocating.
     func isOvertaken(by later: QueueDepth) -> Bool {
-        var behind = false
-        func compare(_ mine: Int, _ theirs: Int) -> Bool {
-            if mine > theirs { return false }
-            if mine < theirs { behind = true }
-            return true
-        }
-        let totals = [
-            (self.totals.committed, later.totals.committed), (self.totals.delivered, later.totals.delivered),
-            (self.totals.deadLettered, later.totals.deadLettered), (self.totals.dropped, later.totals.dropped),
-            (self.totals.deadLettersRetried, later.totals.deadLettersRetried),
-            (self.totals.deadLettersPurged, later.totals.deadLettersPurged),
-        ]
-        for (mine, theirs) in totals where !compare(mine, theirs) { return false }
-        guard destinations.count == later.destinations.count else { return false }
+        var order = CounterOrder()
+        order.compare(totals.committed, later.totals.committed)
+        order.compare(totals.delivered, later.totals.delivered)
+        order.compare(totals.deadLettered, later.totals.deadLettered)
+        order.compare(totals.dropped, later.totals.dropped)
+        order.compare(totals.deadLettersRetried, later.totals.deadLettersRetried)
+        order.compare(totals.deadLettersPurged, later.totals.deadLettersPurged)
+        guard !order.ahead, destinations.count == later.destinations.count else { return false }
         for (name, mine) in destinations {
             guard let theirs = later.destinations[name] else { return false }
-            let counters = [
-                (mine.delivered, theirs.delivered), (mine.deadLettered, theirs.deadLettered),
-                (mine.filtered, theirs.filtered), (mine.dropped, theirs.dropped),
-            ]
-            for (a, b) in counters where !compare(a, b) { return false }
+            order.compare(mine.delivered, theirs.delivered)
+            order.compare(mine.deadLettered, theirs.deadLettered)
+            order.compare(mine.filtered, theirs.filtered)
+            order.compare(mine.dropped, theirs.dropped)
+            if order.ahead { return false }
         }
-        return behind
+        return order.behind
+    }
+}
+
+/// Counters compared pairwise: whether any was ahead, and whether any was behind.
+private struct CounterOrder {
+    var ahead = false
+    var behind = false
+
+    mutating func compare(_ mine: Int, _ theirs: Int) {
+        if mine > theirs { ahead = true }
+        if mine < theirs { behind = true }
     }
 }
