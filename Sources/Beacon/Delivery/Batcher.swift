@@ -57,6 +57,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// Set by every switch to offline, even one undone before the loop looked: coming
     /// back online always drains the backlog.
     private let wentOffline = Flag()
+    /// Raised by a graceful shutdown's handler, which cannot wait for the actor: the run
+    /// loop begins the shutdown when it next looks, between two batches of a drain at the latest.
+    private let shutdownRequested = Flag()
     /// The settle of the last delivered batch, running while the next one is sent.
     private var settling: Task<Void, Never>?
     /// The fewest pending events at which a commit wakes the run loop (see
@@ -169,12 +172,13 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             group.addTask { await self.runTimers() }
             await withGracefulShutdownHandler {
                 for await _ in wakes {
-                    if machine.isShuttingDown || Task.isCancelled { break }
+                    if isStopping || Task.isCancelled { break }
                     await process()
                     updateCommitGate()
                 }
-            } onGracefulShutdown: {
-                Task { await self.beginShutdown() }
+            } onGracefulShutdown: { [shutdownRequested, wakeContinuation] in
+                shutdownRequested.raise()
+                wakeContinuation.yield()
             }
             cancelTimer()
             timerRequestsContinuation.finish()
@@ -182,15 +186,24 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         }
     }
 
-    /// Stops the run loop after a final drain (what graceful shutdown does).
+    /// Stops the run loop after a final drain (what graceful shutdown does). A drain under
+    /// way stops after its batch in flight; the final drain, bounded by
+    /// ``finalFlushTimeout``, takes over from there.
     public func beginShutdown() {
         if case .finishWakes = machine.shutdown() { wakeContinuation.finish() }
+    }
+
+    /// Whether the run is shutting down; begins the shutdown a graceful shutdown asked for.
+    private var isStopping: Bool {
+        if shutdownRequested.lower() { beginShutdown() }
+        return machine.isShuttingDown
     }
 
     // MARK: Loop
 
     private func process() async {
-        while !Task.isCancelled {
+        // A shutdown ends the drain between two batches: the final drain goes on from there.
+        while !Task.isCancelled, !isStopping {
             let current = settings.current
             let now = clock.now
             if let deadline = timerDeadline, deadline <= now {

@@ -241,4 +241,41 @@ struct AgentCommandTests {
         // The 'second' destination could not be reached: its events stay queued for the next start.
         #expect(try Self.queued(store).count == 120)
     }
+
+    @Test("SIGTERM in the middle of a long drain: the batch in flight, then at most the final flush's 5 s; the rest stays queued")
+    func sigtermCutsALongDrain() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Each batch takes 1 s at the collector: the backlog of 30 batches would take 30 s.
+        let collector = try RunningCollector(
+            arguments: ["--db", directory + "/collector.sqlite", "--latency-ms", "1000"], directory: directory)
+        defer { collector.stop() }
+        let endpoint = try await collector.address()
+        let store = directory + "/agent.sqlite"
+        let track = try await BeaconProcess.run(["track", "--db", store, "--count", "3000"])
+        #expect(track.status == 0, "\(track.stderr)")
+        let agent = try RunningAgent(
+            store: store, endpoints: [endpoint], arguments: ["--policy", "count 1", "--batch-size", "100"], directory: directory)
+        defer { agent.stop() }
+        _ = try await agent.address()
+        // Once the collector has a batch, the drain is under way.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try await collector.stats()["received"] as? Int ?? 0 < 100, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try #require(try await collector.stats()["received"] as? Int ?? 0 >= 100, "no drain under way to cut")
+
+        let started = ContinuousClock.now
+        let status = try await agent.terminate(within: .seconds(20))
+        let took = ContinuousClock.now - started
+        #expect(status == 0, "\(agent.stderr.suffix(2000))")
+        // The batch in flight (1 s) and the final flush (5 s), with room for a loaded machine.
+        #expect(took < .seconds(10), "the shutdown took \(took)")
+        let received = try await collector.stats()["received"] as? Int ?? 0
+        #expect(received < 3000, "the whole backlog went before the exit")
+        // Nothing lost: what the store no longer holds reached the collector.
+        let left = try Self.queued(store).count
+        #expect(left > 0)
+        #expect(3000 - left <= received, "\(left) left, \(received) received")
+    }
 }
