@@ -2,7 +2,9 @@ import BeaconTesting
 import BeaconCollector
 import BeaconWire
 import Foundation
+import Logging
 import NIOCore
+import ServiceLifecycle
 import Testing
 
 /// Connections cannot be held for free: an idle one is closed after the idle timeout, a
@@ -96,6 +98,47 @@ struct CollectorConnectionLimitTests {
             }
             #expect(served)
             try await second.close()
+        }
+    }
+
+    @Test("On graceful shutdown a stalled upload gets the grace, not the idle or body timeout: the server stops in time")
+    func stalledUploadDoesNotHoldShutdown() async throws {
+        var configuration = Self.configuration(idle: .seconds(30), body: .seconds(60))
+        configuration.shutdownBodyGrace = .milliseconds(300)
+        let collector = try Collector(configuration: configuration)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [collector], logger: Logger(label: "test")))
+        try await withThrowingTaskGroup(of: RawExchange?.self) { tasks in
+            tasks.addTask {
+                try await group.run()
+                return nil
+            }
+            let port = try await collector.port
+            // The head and the start of a 1,000-byte body, then nothing: a client that stalled.
+            let head = bytes("POST /v1/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+            tasks.addTask {
+                try await RawConnection.exchange(port: port, chunks: [head + bytes("{\"batch\":[")], deadline: .seconds(20))
+            }
+            for _ in 0..<500 where collector.openConnections() < 1 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(collector.openConnections() == 1)
+            let started = ContinuousClock.now
+            await group.triggerGracefulShutdown()
+            var exchange: RawExchange?
+            while let next = try await tasks.next() {
+                if let next { exchange = next }
+            }
+            let took = ContinuousClock.now - started
+            // Before, the stalled upload held the shutdown until the idle timeout (30 s).
+            #expect(took < .seconds(10), "the server stopped after \(took)")
+            let seen = try #require(exchange)
+            #expect(seen.closedByServer)
+            // Its head had arrived: answered 408 (had the shutdown come first, closed unanswered).
+            if let status = seen.status {
+                #expect(status == 408, "\(String(decoding: seen.received.prefix(300), as: UTF8.self))")
+                let json = try JSONDecoder().decode(JSONValue.self, from: Data(seen.body))
+                #expect(ErrorResponse(json: json)?.error == "body_timeout")
+            }
         }
     }
 }

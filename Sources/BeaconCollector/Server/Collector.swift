@@ -99,14 +99,15 @@ public final class Collector: Service, Sendable {
     }
 
     /// Serves HTTP until graceful shutdown or cancellation, then lets in-flight requests
-    /// finish (hanging ones are released at once).
+    /// finish (hanging ones are released at once, and a body still arriving gets
+    /// ``CollectorConfiguration/shutdownBodyGrace`` more at most).
     ///
     /// - Throws: the bind error when the address is taken or invalid.
     public func run() async throws {
         let application = Application(
             responder: CollectorResponder(core: core, seed: configuration.seed, configFeed: configFeed),
-            server: HTTPServerBuilder { [limits = configuration.limits, connections] responder in
-                CollectorChannel(responder: responder, limits: limits, gate: connections)
+            server: HTTPServerBuilder { [limits = configuration.limits, grace = configuration.shutdownBodyGrace, connections] responder in
+                CollectorChannel(responder: responder, limits: limits, shutdownBodyGrace: grace, gate: connections)
             },
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil),

@@ -48,12 +48,16 @@ struct CollectorChannel: ServerChildChannel {
     let http: HTTP1Channel
     let gate: ConnectionGate
 
-    init(responder: @escaping HTTPChannelHandler.Responder, limits: CollectorLimits, gate: ConnectionGate) {
+    init(
+        responder: @escaping HTTPChannelHandler.Responder, limits: CollectorLimits, shutdownBodyGrace: Duration = .seconds(5),
+        gate: ConnectionGate
+    ) {
         let bodyReadTimeout = TimeAmount(limits.bodyReadTimeout)
+        let grace = TimeAmount(shutdownBodyGrace)
         http = HTTP1Channel(
             responder: responder,
             configuration: HTTP1Channel.Configuration(
-                additionalChannelHandlers: [HTTPGuardHandler(bodyReadTimeout: bodyReadTimeout)],
+                additionalChannelHandlers: [HTTPGuardHandler(bodyReadTimeout: bodyReadTimeout, shutdownBodyGrace: grace)],
                 idleTimeout: TimeAmount(limits.idleTimeout)))
         self.gate = gate
     }
@@ -95,7 +99,9 @@ struct BodyReadTimeout: Error {}
 /// - **Body read timeout.** From a request's head to its end, at most `bodyReadTimeout`;
 ///   past it, the request's body stream fails with ``BodyReadTimeout`` (the ingest
 ///   answers 408 `body_timeout`) and the connection closes. Bytes trickling in keep
-///   Hummingbird's idle timer from firing, so this is what cuts a slow body.
+///   Hummingbird's idle timer from firing, so this is what cuts a slow body. Once the
+///   server is stopping (its quiesce event), a body still arriving gets
+///   `shutdownBodyGrace` more at most: a stalled upload does not hold the shutdown.
 /// - **JSON framing refusals.** When NIO's HTTP parser refuses the bytes of a request's
 ///   head (bad Content-Length, headers over 80 KB, Content-Length with Transfer-Encoding,
 ///   bare LF, an unknown method…), the answer, after those of any requests pipelined
@@ -110,7 +116,10 @@ final class HTTPGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let bodyReadTimeout: TimeAmount
+    private let shutdownBodyGrace: TimeAmount
     private var bodyDeadline: Scheduled<Void>?
+    /// When ``bodyDeadline`` fires.
+    private var bodyDeadlineAt: NIODeadline?
     /// Requests whose head was read and whose answer has not ended.
     private var requestsOpen = 0
     /// True between a request's head and its end.
@@ -121,8 +130,9 @@ final class HTTPGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var pendingParseError: (any Error)?
     private var lingering: Scheduled<Void>?
 
-    init(bodyReadTimeout: TimeAmount) {
+    init(bodyReadTimeout: TimeAmount, shutdownBodyGrace: TimeAmount) {
         self.bodyReadTimeout = bodyReadTimeout
+        self.shutdownBodyGrace = shutdownBodyGrace
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -187,6 +197,11 @@ final class HTTPGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
+        if event is ChannelShouldQuiesceEvent, readingBody {
+            // The server is stopping: the body still arriving gets the grace at most.
+            let end = NIODeadline.now() + shutdownBodyGrace
+            if let at = bodyDeadlineAt, at <= end {} else { scheduleBodyDeadline(context, at: end) }
+        }
         context.fireUserInboundEventTriggered(event)
     }
 
@@ -201,10 +216,13 @@ final class HTTPGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
         lingering?.cancel()
     }
 
-    private func scheduleBodyDeadline(_ context: ChannelHandlerContext) {
+    private func scheduleBodyDeadline(_ context: ChannelHandlerContext, at end: NIODeadline? = nil) {
         cancelBodyDeadline()
-        bodyDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: bodyReadTimeout) {
+        let end = end ?? NIODeadline.now() + bodyReadTimeout
+        bodyDeadlineAt = end
+        bodyDeadline = context.eventLoop.assumeIsolated().scheduleTask(deadline: end) {
             self.bodyDeadline = nil
+            self.bodyDeadlineAt = nil
             context.fireErrorCaught(BodyReadTimeout())
         }
     }
@@ -212,6 +230,7 @@ final class HTTPGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func cancelBodyDeadline() {
         bodyDeadline?.cancel()
         bodyDeadline = nil
+        bodyDeadlineAt = nil
     }
 }
 

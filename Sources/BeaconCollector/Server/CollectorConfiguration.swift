@@ -42,6 +42,11 @@ public struct CollectorConfiguration: Sendable, Hashable {
     /// `…_store_batches`, `…_store_up`). `beacon agent` turns it off: its ingest stores into
     /// the engine's queue, whose depth the engine's own metrics report.
     public var exportsStoreTotals = true
+    /// On graceful shutdown, how much longer the body of a request still arriving may take
+    /// (at most ``CollectorLimits/bodyReadTimeout`` in all): past it the request is
+    /// answered 408 `body_timeout` and its connection closed, so a stalled upload cannot
+    /// hold the shutdown. Requests whose body has arrived are answered as usual. Default 5 s.
+    public var shutdownBodyGrace: Duration = .seconds(5)
 
     /// `beacon_collector`.
     public static let defaultMetricsPrefix = "beacon_collector"
