@@ -127,10 +127,14 @@ struct IngestHandler: Sendable {
         do {
             result = try await core.store.insert(batch)
         } catch let error as StoreUnavailableError where error.cause == .full {
-            core.logger.warning("the queue is full: a batch was refused", metadata: ["reason": "\(error)", "events": "\(count)"])
+            core.logger.log(
+                .warning, "the queue is full: a batch was refused", kind: "queue full", throttle: core.logThrottle,
+                metadata: ["reason": "\(error)", "events": "\(count)"])
             throw CollectorError.queueFull(error)
         } catch let error as StoreUnavailableError {
-            core.logger.warning("the store cannot take a batch now", metadata: ["error": "\(error)", "events": "\(count)"])
+            core.logger.log(
+                .warning, "the store cannot take a batch now", kind: "store unavailable", throttle: core.logThrottle,
+                metadata: ["error": "\(error)", "events": "\(count)"])
             throw CollectorError.storeUnavailable(retryAfterSeconds: error.retryAfterSeconds)
         } catch let error as StoreRefusedEventsError where !error.rejections.isEmpty {
             // A store with checks of its own (beacon agent's queue): answered like the
@@ -148,7 +152,9 @@ struct IngestHandler: Sendable {
             outcome.errorCode = code
             return .response(ResponseBuilder.invalidEvents(refusal, total: count, code: code))
         } catch {
-            core.logger.error("storing a batch failed", metadata: ["error": "\(error)", "events": "\(count)"])
+            core.logger.log(
+                .error, "storing a batch failed", kind: "store failed", throttle: core.logThrottle,
+                metadata: ["error": "\(error)", "events": "\(count)"])
             throw CollectorError.storageFailed()
         }
         outcome.stored = result.stored

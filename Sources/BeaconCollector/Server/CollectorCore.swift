@@ -18,6 +18,8 @@ final class CollectorCore: Sendable {
     /// The store's shared totals, read at most once a second.
     let sharedTotals: SharedTotalsReader
     let logger: Logger
+    /// Holds back the lines every failed request would log (``LogThrottle``).
+    let logThrottle = LogThrottle()
     /// Whether `/admin/faults` is served.
     let servesFaultAdmin: Bool
     private let faults: Mutex<FaultState>

@@ -26,7 +26,9 @@ struct CollectorResponder: HTTPResponder {
             outcome.errorCode = error.code
             reply = .response(ResponseBuilder.error(error))
             if error.status >= 500 && outcome.fault == nil {
-                core.logger.warning("request failed", metadata: ["route": "\(path)", "error": "\(error.code)"])
+                core.logger.log(
+                    .warning, "request failed", kind: "request failed: \(error.code)", throttle: core.logThrottle,
+                    metadata: ["route": "\(path)", "error": "\(error.code)"])
             } else {
                 core.logger.debug("request refused", metadata: ["route": "\(path)", "error": "\(error.code)"])
             }

@@ -1,4 +1,5 @@
 @_spi(Testing) import Beacon
+import BeaconTesting
 import BeaconWire
 import Foundation
 import GRDB
@@ -199,30 +200,5 @@ struct StorageFaultTests {
         let error = #expect(throws: StorageError.self) { _ = try SQLiteEventQueue(path: path) }
         #expect(error?.kind == .damaged)
         #expect(error?.damage == StorageError.Damage(table: "queue_state", column: "depth"))
-    }
-}
-
-final class LogLines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-    func add(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
-    var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
-}
-
-struct CapturingLogHandler: LogHandler {
-    let lines: LogLines
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
-        lines.add("\(level) \(message) \(metadata.map { "\($0)" } ?? "")")
     }
 }
