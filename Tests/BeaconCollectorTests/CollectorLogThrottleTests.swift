@@ -1,38 +1,12 @@
 import BeaconTesting
 @testable import BeaconCollector
 import Logging
-import Synchronization
 import Testing
 
-/// A refusal that every request meets is logged once per 10 s, not once per request.
+/// A refusal that every request meets is logged once per 10 s, not once per request
+/// (the throttle itself: `LogThrottleTests` in BeaconWireTests).
 @Suite("Collector log throttle")
 struct CollectorLogThrottleTests {
-    /// A clock the test moves.
-    final class Instants: Sendable {
-        private let current = Mutex(ContinuousClock.now)
-        var now: ContinuousClock.Instant { current.withLock { $0 } }
-        func advance(by duration: Duration) { current.withLock { $0 = $0.advanced(by: duration) } }
-    }
-
-    @Test func theFirstLineGoesThenOnePerIntervalSayingHowManyWereHeldBack() {
-        let instants = Instants()
-        let throttle = LogThrottle(interval: .seconds(10), now: { instants.now })
-        #expect(throttle.admit("queue full") == LogThrottle.Decision(logs: true, suppressed: 0))
-        for _ in 0..<100 { #expect(!throttle.admit("queue full").logs) }
-        // Another kind is not held back by this one.
-        #expect(throttle.admit("store failed").logs)
-        instants.advance(by: .milliseconds(9_999))
-        #expect(!throttle.admit("queue full").logs)
-        instants.advance(by: .milliseconds(1))
-        #expect(throttle.admit("queue full") == LogThrottle.Decision(logs: true, suppressed: 101))
-        #expect(!throttle.admit("queue full").logs)
-        instants.advance(by: .seconds(60))
-        #expect(throttle.admit("queue full") == LogThrottle.Decision(logs: true, suppressed: 1))
-        // Quiet for an interval: the next line goes out, holding back nothing.
-        instants.advance(by: .seconds(10))
-        #expect(throttle.admit("queue full") == LogThrottle.Decision(logs: true, suppressed: 0))
-    }
-
     /// A store that is always full, as a full agent queue is.
     struct FullStore: StubCollectorStore {
         func insert(_ batch: AcceptedBatch) async throws -> StoreInsertResult {

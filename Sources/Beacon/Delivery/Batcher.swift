@@ -66,6 +66,11 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// ``StateMachine/commitWakeThreshold(timerArmed:)``), read by the queue's listener on
     /// the writer's thread: a commit the policy cannot act on costs no task wake-up.
     private let commitGate = CommitGate()
+    /// Failures that can repeat batch after batch log once per 10 s per kind
+    /// (``LogThrottle``): a destination that refuses every event, or a store that fails
+    /// every settle, does not write a line per batch. Changes of state (a pause, an
+    /// isolation starting) always log.
+    private let logThrottle = LogThrottle()
 
     /// The threshold the queue's listener compares each commit's pending count with.
     private final class CommitGate: Sendable {
@@ -476,7 +481,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// drain goes on.
     private func readFailed(_ error: StorageError) -> Bool {
         if Task.isCancelled { return false }
-        logger.error("cannot read the queue", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
+        logger.log(.error, "cannot read the queue", kind: "read failed", throttle: logThrottle, metadata: ["destination": "\(destination.name)", "error": "\(error)"])
         observer?.report(.problem("cannot read the queue: \(error)"))
         if case .armTimer(let until, _) = machine.readFailed(now: clock.now, random: random()) { armTimer(until) }
         return true
@@ -513,7 +518,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         case .retry(let delay, let reason):
             record.outcome = .retry
             record.error = reason
-            logger.warning("send failed; retrying", metadata: [
+            logger.log(.warning, "send failed; retrying", kind: "retry", throttle: logThrottle, metadata: [
                 "batch_id": "\(batch.id)", "destination": "\(destination.name)", "error": "\(reason)",
                 "retry_in": "\(delay)", "attempt": "\(batch.attempt)",
             ])
@@ -532,7 +537,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
                 settlement.deadLetters.append(
                     DeadLetter(event: copy, reason: reason, destination: destination.name, status: result.status, failedAt: now))
             }
-            logger.error("events refused for good; dead-lettered", metadata: [
+            logger.log(.error, "events refused for good; dead-lettered", kind: "dead letter", throttle: logThrottle, metadata: [
                 "batch_id": "\(batch.id)", "destination": "\(destination.name)", "events": "\(rejected.count)",
                 "reason": "\(rejected[0].reason)",
             ])
@@ -548,7 +553,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         case .probePast(let reason):
             record.outcome = .retry
             record.error = reason
-            logger.warning("an event fails alone; sending the events after it to tell a failing event from a failing destination", metadata: [
+            logger.log(
+                .warning, "an event fails alone; sending the events after it to tell a failing event from a failing destination",
+                kind: "probe", throttle: logThrottle, metadata: [
                 "batch_id": "\(batch.id)", "destination": "\(destination.name)", "error": "\(reason)",
             ])
         case .pause(let reason):
@@ -684,7 +691,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             // The send happened but its result is not stored: the events stay queued and
             // go again from the head; the collector's dedup by messageId makes that harmless.
             _ = machine.settleDidFail()
-            logger.error("cannot settle batch", metadata: ["batch_id": "\(settlement.record.id)", "error": "\(error)"])
+            logger.log(.error, "cannot settle batch", kind: "settle failed", throttle: logThrottle, metadata: ["batch_id": "\(settlement.record.id)", "error": "\(error)"])
             observer?.report(.problem("cannot settle batch \(settlement.record.id): \(error)"))
         }
         if releasingLeases { queue.releaseLeases(for: destination.name) }

@@ -25,6 +25,9 @@ public final class HTTPSender: EventSender {
     private let classifier: HTTPResponseClassifier
     private let logger: Logger
     private let now: @Sendable () -> Timestamp
+    /// Failed sends log once per 10 s per kind (``LogThrottle``): a destination that
+    /// refuses every batch does not write a line per batch.
+    private let logThrottle = LogThrottle()
 
     /// Creates a sender for a checked configuration.
     ///
@@ -148,13 +151,15 @@ public final class HTTPSender: EventSender {
             logger.debug("batch delivered", metadata: metadata)
         case .retryable(let reason, let retryAfter):
             if let retryAfter { metadata["retry_after"] = "\(retryAfter)" }
-            logger.warning("batch not delivered, will retry: \(reason)", metadata: metadata)
+            logger.log(.warning, "batch not delivered, will retry: \(reason)", kind: "retryable", throttle: logThrottle, metadata: metadata)
         case .rejected(let rejections):
-            logger.warning("destination rejected \(rejections.count) event(s) of the batch", metadata: metadata)
+            logger.log(
+                .warning, "destination rejected \(rejections.count) event(s) of the batch", kind: "rejected", throttle: logThrottle,
+                metadata: metadata)
         case .tooLarge:
-            logger.warning("batch too large for the destination", metadata: metadata)
+            logger.log(.warning, "batch too large for the destination", kind: "too large", throttle: logThrottle, metadata: metadata)
         case .unauthorized(let reason):
-            logger.error("destination refused the credentials: \(reason)", metadata: metadata)
+            logger.log(.error, "destination refused the credentials: \(reason)", kind: "unauthorized", throttle: logThrottle, metadata: metadata)
         }
     }
 }
