@@ -177,7 +177,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             group.addTask { await self.runTimers() }
             await withGracefulShutdownHandler {
                 for await _ in wakes {
-                    if isStopping || Task.isCancelled { break }
+                    if stopRequested() || Task.isCancelled { break }
                     await process()
                     updateCommitGate()
                 }
@@ -198,8 +198,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         if case .finishWakes = machine.shutdown() { wakeContinuation.finish() }
     }
 
-    /// Whether the run is shutting down; begins the shutdown a graceful shutdown asked for.
-    private var isStopping: Bool {
+    /// Whether the run is shutting down; begins first the shutdown a graceful shutdown asked for.
+    private func stopRequested() -> Bool {
         if shutdownRequested.lower() { beginShutdown() }
         return machine.isShuttingDown
     }
@@ -208,7 +208,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
 
     private func process() async {
         // A shutdown ends the drain between two batches: the final drain goes on from there.
-        while !Task.isCancelled, !isStopping {
+        while !Task.isCancelled, !stopRequested() {
             let current = settings.current
             let now = clock.now
             if let deadline = timerDeadline, deadline <= now {
@@ -481,7 +481,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// drain goes on.
     private func readFailed(_ error: StorageError) -> Bool {
         if Task.isCancelled { return false }
-        logger.log(.error, "cannot read the queue", kind: "read failed", throttle: logThrottle, metadata: ["destination": "\(destination.name)", "error": "\(error)"])
+        logger.log(
+            .error, "cannot read the queue", kind: "read failed", throttle: logThrottle,
+            metadata: ["destination": "\(destination.name)", "error": "\(error)"])
         observer?.report(.problem("cannot read the queue: \(error)"))
         if case .armTimer(let until, _) = machine.readFailed(now: clock.now, random: random()) { armTimer(until) }
         return true
@@ -555,9 +557,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             record.error = reason
             logger.log(
                 .warning, "an event fails alone; sending the events after it to tell a failing event from a failing destination",
-                kind: "probe", throttle: logThrottle, metadata: [
-                "batch_id": "\(batch.id)", "destination": "\(destination.name)", "error": "\(reason)",
-            ])
+                kind: "probe", throttle: logThrottle,
+                metadata: ["batch_id": "\(batch.id)", "destination": "\(destination.name)", "error": "\(reason)"])
         case .pause(let reason):
             record.outcome = .paused
             record.error = reason
@@ -691,7 +692,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             // The send happened but its result is not stored: the events stay queued and
             // go again from the head; the collector's dedup by messageId makes that harmless.
             _ = machine.settleDidFail()
-            logger.log(.error, "cannot settle batch", kind: "settle failed", throttle: logThrottle, metadata: ["batch_id": "\(settlement.record.id)", "error": "\(error)"])
+            logger.log(
+                .error, "cannot settle batch", kind: "settle failed", throttle: logThrottle,
+                metadata: ["batch_id": "\(settlement.record.id)", "error": "\(error)"])
             observer?.report(.problem("cannot settle batch \(settlement.record.id): \(error)"))
         }
         if releasingLeases { queue.releaseLeases(for: destination.name) }

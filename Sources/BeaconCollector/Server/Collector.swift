@@ -106,7 +106,8 @@ public final class Collector: Service, Sendable {
     public func run() async throws {
         let application = Application(
             responder: CollectorResponder(core: core, seed: configuration.seed, configFeed: configFeed),
-            server: HTTPServerBuilder { [limits = configuration.limits, grace = configuration.shutdownBodyGrace, connections] responder in
+            server: HTTPServerBuilder {
+                [limits = configuration.limits, grace = configuration.shutdownBodyGrace, connections] responder in
                 CollectorChannel(responder: responder, limits: limits, shutdownBodyGrace: grace, gate: connections)
             },
             configuration: ApplicationConfiguration(

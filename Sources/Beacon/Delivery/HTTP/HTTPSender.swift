@@ -151,15 +151,20 @@ public final class HTTPSender: EventSender {
             logger.debug("batch delivered", metadata: metadata)
         case .retryable(let reason, let retryAfter):
             if let retryAfter { metadata["retry_after"] = "\(retryAfter)" }
-            logger.log(.warning, "batch not delivered, will retry: \(reason)", kind: "retryable", throttle: logThrottle, metadata: metadata)
+            logger.log(
+                .warning, "batch not delivered, will retry: \(reason)", kind: "retryable", throttle: logThrottle,
+                metadata: metadata)
         case .rejected(let rejections):
             logger.log(
-                .warning, "destination rejected \(rejections.count) event(s) of the batch", kind: "rejected", throttle: logThrottle,
-                metadata: metadata)
+                .warning, "destination rejected \(rejections.count) event(s) of the batch", kind: "rejected",
+                throttle: logThrottle, metadata: metadata)
         case .tooLarge:
-            logger.log(.warning, "batch too large for the destination", kind: "too large", throttle: logThrottle, metadata: metadata)
+            logger.log(
+                .warning, "batch too large for the destination", kind: "too large", throttle: logThrottle, metadata: metadata)
         case .unauthorized(let reason):
-            logger.log(.error, "destination refused the credentials: \(reason)", kind: "unauthorized", throttle: logThrottle, metadata: metadata)
+            logger.log(
+                .error, "destination refused the credentials: \(reason)", kind: "unauthorized", throttle: logThrottle,
+                metadata: metadata)
         }
     }
 }
