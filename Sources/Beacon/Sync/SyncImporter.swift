@@ -31,8 +31,8 @@ public final class SyncImporter: Sendable {
         configuration.busyMode = .timeout(2)
         configuration.label = "beacon.sync"
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try StoreSchema.migrator().migrate(pool)
+            pool = try StoreSchema.openPool(path: path, configuration: configuration, patience: .seconds(2))
+            try StoreSchema.migrate(pool, path: path)
         } catch {
             throw .storage(StorageError(error, path: path))
         }

@@ -201,4 +201,39 @@ struct StorageFaultTests {
         #expect(error?.kind == .damaged)
         #expect(error?.damage == StorageError.Damage(table: "queue_state", column: "depth"))
     }
+
+    @Test("a new store locked by another connection while the queue switches it to WAL: the open waits, then succeeds")
+    func openWaitsForALockOnANewStore() async throws {
+        // A connection in SQLite's default journal mode holds the write lock on the new
+        // file, as a process that is creating the store does. Switching to WAL then meets
+        // "database is locked" at once, without SQLite's busy handler waiting.
+        let holder = try DatabaseQueue(path: path)
+        let (released, release) = AsyncStream<Result<Void, any Error>>.makeStream()
+        // Held for a second on a thread of its own, in one access (GRDB lets no transaction
+        // outlive one): the open below starts within it and must wait it out.
+        await withCheckedContinuation { (locked: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                let result = Result {
+                    try holder.writeWithoutTransaction { db in
+                        try db.execute(sql: "BEGIN IMMEDIATE; CREATE TABLE holder (x)")
+                        locked.resume()
+                        Thread.sleep(forTimeInterval: 1)
+                        try db.execute(sql: "COMMIT")
+                    }
+                }
+                release.yield(result)
+            }
+        }
+        let started = ContinuousClock.now
+        let queue = try SQLiteEventQueue(path: path)
+        let waited = ContinuousClock.now - started
+        for await result in released {
+            try result.get()
+            break
+        }
+        #expect(waited >= .milliseconds(500), "the open did not meet the lock (\(waited)): the test proves nothing")
+        let receipt = try Tracker(queue: queue).track("after the lock")
+        try await receipt.committed()
+        #expect(queue.depth.events == 1)
+    }
 }

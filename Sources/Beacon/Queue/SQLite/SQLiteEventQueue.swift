@@ -148,7 +148,7 @@ public final class SQLiteEventQueue: EventQueue {
         let lastBatchID: Int64
         let deadLetterCounts: StoreSchema.DeadLetterCounts
         do {
-            pool = try DatabasePool(path: path, configuration: grdb)
+            pool = try StoreSchema.openPool(path: path, configuration: grdb, patience: max(configuration.busyTimeout, .seconds(2)))
             let synchronous = configuration.durability == .powerLoss ? "FULL" : "NORMAL"
             try pool.writeWithoutTransaction { db in
                 guard let connection = db.sqliteConnection else {
