@@ -120,4 +120,28 @@ struct DamagedStoreTests {
         #expect(error?.kind.rawValue == "damaged")
         #expect(error?.message.contains("segment_1.seq") == true, "\(String(describing: error))")
     }
+
+    @Test("a reader opening a store another process is creating waits for it; an empty file or another database is named as such")
+    func readerOfANewStore() async throws {
+        // An empty file, as `beacon track` leaves for an instant on a new path.
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let reading = Task { try await StoreReader(path: path).status() }
+        let queue = try SQLiteEventQueue(path: path)
+        try await Tracker(queue: queue).track("created meanwhile").committed()
+        let status = try await reading.value
+        #expect(status.depth <= 1)
+
+        // Nobody creating it: said after the wait, and not called a foreign database.
+        let empty = directory + "/empty.sqlite"
+        #expect(FileManager.default.createFile(atPath: empty, contents: nil))
+        let started = ContinuousClock.now
+        let error = await #expect(throws: StorageError.self) { _ = try await StoreReader(path: empty).status() }
+        #expect(error?.message.contains("empty SQLite file, not yet a Beacon store") == true, "\(String(describing: error))")
+        #expect(ContinuousClock.now - started >= StoreReader.creationPatience)
+
+        let other = directory + "/other.sqlite"
+        try await DatabaseQueue(path: other).write { db in try db.execute(sql: "CREATE TABLE notes (text)") }
+        let foreign = await #expect(throws: StorageError.self) { _ = try await StoreReader(path: other).status() }
+        #expect(foreign?.message.contains("is an SQLite file but not a Beacon store") == true, "\(String(describing: foreign))")
+    }
 }

@@ -19,17 +19,47 @@ public final class StoreReader: Sendable {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.label = "beacon.reader"
+        // A store being created is locked for a moment while its creator switches it to
+        // WAL and migrates it: wait for that, as for the creation itself.
+        configuration.busyMode = .timeout(StoreReader.creationPatience.inSeconds)
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
-            let isStore = try pool.read { db in try db.tableExists("queue_state") }
-            guard isStore else {
-                throw StorageError(kind: .other, message: "\(path) is an SQLite file but not a Beacon store")
-            }
+            try Self.waitForCreation(pool, path: path)
             try pool.read { db in try StoreSchema.refuseNewerSchema(db, migrator: StoreSchema.migrator(), path: path) }
         } catch let error as StorageError {
             throw error
         } catch {
             throw StorageError(error, path: path)
+        }
+    }
+
+    /// How long a reader waits for a store another process is creating.
+    public static let creationPatience: Duration = .seconds(2)
+
+    /// Throws unless the file is a Beacon store. A file with no table at all (or only
+    /// GRDB's record of migrations) is one a process is creating now (`beacon track` on a
+    /// new path, read in the instant between the file's creation and its first
+    /// migration): waited for, up to
+    /// ``creationPatience``, and then called what it is rather than "not a Beacon store".
+    private static func waitForCreation(_ pool: DatabasePool, path: String) throws {
+        let deadline = ContinuousClock.now + creationPatience
+        while true {
+            let (isStore, isEmpty) = try pool.read { db in
+                (
+                    try db.tableExists("queue_state"),
+                    // GRDB records migrations in a table it creates before the first one commits.
+                    try Int.fetchOne(
+                        db, sql: "SELECT count(*) FROM sqlite_master WHERE name <> 'grdb_migrations' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'") == 0
+                )
+            }
+            if isStore { return }
+            guard isEmpty else { throw StorageError(kind: .other, message: "\(path) is an SQLite file but not a Beacon store") }
+            guard ContinuousClock.now < deadline else {
+                throw StorageError(
+                    kind: .other,
+                    message: "\(path) is an empty SQLite file, not yet a Beacon store: if a process is creating it, try again")
+            }
+            usleep(20_000)
         }
     }
 
