@@ -33,14 +33,18 @@ public final class StoreReader: Sendable {
         }
     }
 
+    /// Counts the tables of a file that are neither SQLite's own nor GRDB's record of migrations.
+    private static let ownTables =
+        "SELECT count(*) FROM sqlite_master WHERE name <> 'grdb_migrations' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+
     /// How long a reader waits for a store another process is creating.
     public static let creationPatience: Duration = .seconds(2)
 
     /// Throws unless the file is a Beacon store. A file with no table at all (or only
     /// GRDB's record of migrations) is one a process is creating now (`beacon track` on a
     /// new path, read in the instant between the file's creation and its first
-    /// migration): waited for, up to
-    /// ``creationPatience``, and then called what it is rather than "not a Beacon store".
+    /// migration): waited for, up to ``creationPatience``, and then called what it is
+    /// rather than "not a Beacon store".
     private static func waitForCreation(_ pool: DatabasePool, path: String) throws {
         let deadline = ContinuousClock.now + creationPatience
         while true {
@@ -48,8 +52,7 @@ public final class StoreReader: Sendable {
                 (
                     try db.tableExists("queue_state"),
                     // GRDB records migrations in a table it creates before the first one commits.
-                    try Int.fetchOne(
-                        db, sql: "SELECT count(*) FROM sqlite_master WHERE name <> 'grdb_migrations' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'") == 0
+                    try Int.fetchOne(db, sql: Self.ownTables) == 0
                 )
             }
             if isStore { return }
