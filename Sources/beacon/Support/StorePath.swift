@@ -7,6 +7,13 @@ enum StorePath {
     /// The reason `path` cannot be opened or created as a store, or `nil` when none is
     /// visible (the store may still fail to open for SQLite's own reasons).
     static func problem(_ path: String) -> String? {
+        StorePathLength.problem(path) ?? fileProblem(path)
+    }
+
+    /// The reason `path` cannot be opened or created as a file: the checks of
+    /// ``problem(_:)`` without SQLite's limit on a path's length, for a file SQLite does
+    /// not open (an export).
+    static func fileProblem(_ path: String) -> String? {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         if manager.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -16,6 +23,7 @@ enum StorePath {
             return nil
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if let unreachable = unreachable(directory) { return unreachable }
         if !manager.fileExists(atPath: directory, isDirectory: &isDirectory) {
             return "the directory \(directory) does not exist; create it or choose another path"
         }
@@ -24,6 +32,21 @@ enum StorePath {
             return "cannot create \(path): the directory \(directory) is not writable (permission denied)"
         }
         return nil
+    }
+
+    /// Why `directory` cannot be looked at, for the reasons "does not exist" would
+    /// misname: a name past the file system's limit, a file where a folder should be, a
+    /// folder that may not be searched, a loop of links.
+    private static func unreachable(_ directory: String) -> String? {
+        var info = stat()
+        guard stat(directory, &info) != 0 else { return nil }
+        switch errno {
+        case ENAMETOOLONG: return "a name in the directory \(directory) is longer than the file system allows"
+        case ENOTDIR: return "a part of the directory \(directory) is a file, not a directory"
+        case EACCES: return "the directory \(directory) cannot be reached (permission denied on a directory above it)"
+        case ELOOP: return "the directory \(directory) is behind a loop of symbolic links"
+        default: return nil
+        }
     }
 
     /// A one-line refusal for a store at `path` that failed to open with `error`.

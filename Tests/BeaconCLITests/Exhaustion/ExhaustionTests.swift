@@ -190,7 +190,7 @@ extension ProcessHeavy {
             return path + name
         }
 
-        @Test("every command works on store paths of 60 to 250 bytes", arguments: [60, 96, 99, 104, 120, 200, 250])
+        @Test("every command works on store paths of 60 to 504 bytes (SQLite's limit)", arguments: [60, 96, 99, 104, 120, 200, 250, 504])
         func longStorePaths(_ length: Int) async throws {
             let directory = try BeaconProcess.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -210,6 +210,39 @@ extension ProcessHeavy {
             #expect(direct.status == 0, "\(length) bytes: \(direct.stderr)")
             let offline = try await BeaconProcess.run(["status", "--db", store, "--json"])
             #expect(offline.status == 0, "\(length) bytes: \(offline.stderr)")
+        }
+
+        @Test("a store path past SQLite's limit, or one the file system cannot reach, is refused by every command saying why")
+        func storePathsThatCannotBe() async throws {
+            let directory = try BeaconProcess.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let tooLong = try Self.storePath(length: 505, under: directory)
+            try Data().write(to: URL(fileURLWithPath: "\(directory)/file"))
+            let cases: [(path: String, reason: String)] = [
+                (tooLong, "path is 505 bytes long; SQLite opens a store at a path of at most 504 bytes"),
+                ("\(directory)/\(String(repeating: "n", count: 300))/q.sqlite", "longer than the file system allows"),
+                ("\(directory)/file/q.sqlite", "not a directory"),
+            ]
+            let commands: [[String]] = [
+                ["track"], ["status"], ["flush", "--endpoint", "log:"], ["dead", "list"], ["sync", "--from", "/dev/null"],
+                ["collector", "--port", "0"], ["agent", "--endpoint", "log:", "--listen", "127.0.0.1:0"],
+            ]
+            for (path, reason) in cases {
+                for command in commands {
+                    let arguments = command + ["--db", path]
+                    let result = try await BeaconProcess.run(arguments, stdinBytes: nil, limit: .seconds(20))
+                    if path == tooLong || command.first != "status" && command.first != "dead" {
+                        #expect(result.status == 2, "\(arguments): \(result.stderr)")
+                        #expect(result.stderr.contains(reason), "\(arguments): \(result.stderr)")
+                    } else {
+                        // Reading commands say no store is there, which is as true.
+                        #expect(result.status == 2, "\(arguments): \(result.stderr)")
+                    }
+                    #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
+                    #expect(!result.stderr.contains("unable to open database file"), "\(arguments): \(result.stderr)")
+                }
+            }
+            #expect(!FileManager.default.fileExists(atPath: tooLong))
         }
     }
 }

@@ -236,4 +236,52 @@ struct StorageFaultTests {
         try await receipt.committed()
         #expect(queue.depth.events == 1)
     }
+
+    /// A path of exactly `length` bytes under the test's directory, its folders made.
+    func storePath(length: Int) throws -> String {
+        var folder = directory
+        let name = "/s.sqlite"
+        while folder.utf8.count + name.utf8.count < length {
+            let room = length - folder.utf8.count - name.utf8.count - 1
+            folder += "/" + String(repeating: "d", count: max(1, min(200, room)))
+        }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder + name
+    }
+
+    @Test("SQLite's limit on a store's path is the one Beacon names: the longest opens, one byte more is refused saying why")
+    func pathLengthLimit() async throws {
+        let longest = try storePath(length: StorePathLength.maxBytes)
+        #expect(longest.utf8.count == StorePathLength.maxBytes)
+        #expect(StorePathLength.problem(longest) == nil)
+        let queue = try SQLiteEventQueue(path: longest)
+        try await Tracker(queue: queue).track("at the limit").committed()
+        #expect(queue.depth.events == 1)
+        _ = await queue.close()
+        #expect(try await StoreReader(path: longest).status(batchLimit: 0, deadLetterLimit: 0).depth == 1)
+
+        let tooLong = try storePath(length: StorePathLength.maxBytes + 1)
+        #expect(tooLong.utf8.count == StorePathLength.maxBytes + 1)
+        // SQLite itself refuses it: the limit Beacon names is SQLite's, not a guess.
+        #expect(throws: DatabaseError.self) { try DatabaseQueue(path: tooLong) }
+        do {
+            _ = try SQLiteEventQueue(path: tooLong)
+            Issue.record("a store opened at \(tooLong.utf8.count) bytes")
+        } catch {
+            #expect(error.kind == .ioError)
+            #expect(error.message.contains("is \(StorePathLength.maxBytes + 1) bytes long"), "\(error)")
+            #expect(error.message.contains("at most \(StorePathLength.maxBytes) bytes"), "\(error)")
+        }
+        #expect(throws: StorageError.self) { try StoreReader(path: tooLong) }
+        #expect(!FileManager.default.fileExists(atPath: tooLong))
+    }
+
+    @Test("a relative path is measured as SQLite measures it, made absolute")
+    func relativePathLength() {
+        let working = FileManager.default.currentDirectoryPath
+        let room = StorePathLength.maxBytes - working.utf8.count - 1
+        #expect(StorePathLength.problem(String(repeating: "r", count: room)) == nil)
+        let message = StorePathLength.problem(String(repeating: "r", count: room + 1))
+        #expect(message?.contains("\(StorePathLength.maxBytes + 1) bytes long once made absolute") == true, "\(message ?? "nil")")
+    }
 }

@@ -82,8 +82,9 @@ public struct ControlClient: Sendable {
         switch ControlSocket.ReachableName.of(socketPath) {
         case .success(let reachable): name = reachable
         case .failure(let error):
+            // No socket can be there: nothing at the path, or a path no file can have.
             var info = stat()
-            if lstat(socketPath, &info) != 0 && errno == ENOENT {
+            if lstat(socketPath, &info) != 0 && [ENOENT, ENOTDIR, ENAMETOOLONG].contains(errno) {
                 throw ControlClientError(kind: .noEngine, message: "no engine serves \(store) (no control socket at \(socketPath))")
             }
             throw ControlClientError(kind: .connection, message: "cannot reach the control socket at \(socketPath): \(error.reason)")
@@ -131,7 +132,7 @@ public struct ControlClient: Sendable {
     private func classify(_ error: any Error) -> ControlClientError {
         let code = (error as? IOError)?.errnoCode
         switch code {
-        case ENOENT?, ECONNREFUSED?, ENOTSOCK?:
+        case ENOENT?, ENOTDIR?, ECONNREFUSED?, ENOTSOCK?:
             return ControlClientError(kind: .noEngine, message: "no engine serves \(store) (no control socket at \(socketPath))")
         case EACCES?, EPERM?:
             return ControlClientError(kind: .connection, message: "cannot reach the control socket at \(socketPath): permission denied (run as the engine's user)")

@@ -23,7 +23,9 @@ extension StorageError {
             self.init(kind: .readOnly, message: "\(path): \(detail); make the file and its folder writable")
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             self.init(kind: .locked, message: "\(path): \(detail); another process holds a write lock on the store")
-        case .SQLITE_IOERR, .SQLITE_CANTOPEN:
+        case .SQLITE_CANTOPEN:
+            self.init(kind: .ioError, message: "\(path): \(StorePathLength.problem(path) ?? detail)")
+        case .SQLITE_IOERR:
             self.init(kind: .ioError, message: "\(path): \(detail)")
         case .SQLITE_NOTADB, .SQLITE_CORRUPT:
             self.init(kind: .other, message: "\(path) is not a usable Beacon store: \(detail)")

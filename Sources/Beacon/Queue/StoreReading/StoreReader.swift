@@ -13,6 +13,7 @@ public final class StoreReader: Sendable {
     /// Opens an existing store read-only. Throws if the file is missing or not a store.
     public init(path: String) throws(StorageError) {
         self.path = path
+        if let tooLong = StorePathLength.problem(path) { throw StorageError(kind: .ioError, message: "\(path): \(tooLong)") }
         guard FileManager.default.fileExists(atPath: path) else {
             throw StorageError(kind: .ioError, message: "\(path) does not exist; check the path or run 'beacon track --db \(path)' first")
         }

@@ -19,7 +19,7 @@ struct DeadExportCommand: AsyncParsableCommand {
     var out: String?
 
     func validate() throws {
-        if let out, let problem = StorePath.problem(out) { throw ValidationError("--out: \(problem)") }
+        if let out, let problem = StorePath.fileProblem(out) { throw ValidationError("--out: \(problem)") }
     }
 
     func run() async throws {

@@ -39,9 +39,7 @@ struct DeadLetterAccess {
                 case .failure(let refusal): throw CLIError.runtime("refused '\(command.name)' on \(db): \(refusal.reason)")
                 }
             }
-            guard FileManager.default.fileExists(atPath: db) else {
-                throw CLIError.badInput("no store at \(db) (and no engine serves it); check --db")
-            }
+            try refuseMissingStore()
             let lock: StoreLock
             do {
                 lock = try StoreLock.acquire(forStore: db, role: "beacon dead \(command.name)")
@@ -70,14 +68,20 @@ struct DeadLetterAccess {
     /// No engine serves the store: open it read-only (it must exist). A listing does not
     /// migrate a store an older Beacon wrote.
     private func openReader() throws -> StoreReader {
-        guard FileManager.default.fileExists(atPath: db) else {
-            throw CLIError.badInput("no store at \(db) (and no engine serves it); check --db")
-        }
+        try refuseMissingStore()
         if let problem = StorePath.problem(db) { throw CLIError.badInput("cannot open the store \(db): \(problem)") }
         do {
             return try StoreReader(path: db)
         } catch {
             throw error.cli(path: db)
+        }
+    }
+
+    /// Refuses a store that cannot be there: a path too long to open, or no file.
+    private func refuseMissingStore() throws {
+        if let tooLong = StorePathLength.problem(db) { throw CLIError.badInput("cannot open the store \(db): \(tooLong)") }
+        guard FileManager.default.fileExists(atPath: db) else {
+            throw CLIError.badInput("no store at \(db) (and no engine serves it); check --db")
         }
     }
 
