@@ -224,6 +224,75 @@ struct StorageFaultCLITests {
         #expect(Set(ids).isSubset(of: stored), "\(Set(ids).subtracting(stored).count) printed ids are missing")
     }
 
+    @Test("disk full under beacon agent: 503 store_unavailable and an unhealthy /health, then it takes events again once space is freed; every 200 is kept",
+          .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func agentOnAFullDisk() async throws {
+        let mount = try Mount.tmpfs(sizeKB: 4096)
+        defer { mount.unmount() }
+        let filler = mount.path + "/filler"
+        try Data(count: 1_200_000).write(to: URL(fileURLWithPath: filler))
+        let db = mount.path + "/q.sqlite"
+        let directory = try BeaconProcess.temporaryDirectory()
+        let agent = try RunningAgent(store: db, endpoints: ["log:"], arguments: ["--policy", "manual"], directory: directory)
+        defer { agent.stop() }
+        let base = try await agent.address()
+        var acknowledged: [String] = []
+        var batchNumber = 0
+        /// Posts 20 events of 2 KB; returns the answer.
+        func post() async throws -> HTTPAnswer {
+            batchNumber += 1
+            let ids = (0..<20).map { "full-\(batchNumber)-\($0)" }
+            let events = ids.map { id in
+                #"{"type":"track","event":"e","userId":"u","messageId":"\#(id)","properties":{"pad":"\#(String(repeating: "x", count: 2000))"}}"#
+            }
+            let answer = try await HTTPAnswer.send(
+                "POST", base + "/v1/batch", body: Data(#"{"batch":[\#(events.joined(separator: ","))]}"#.utf8), timeout: 30)
+            if answer.status == 200 { acknowledged += ids }
+            return answer
+        }
+        // Fill the disk: at most 400 batches (16 MB) against 2.8 MB free.
+        var refusal: HTTPAnswer?
+        for _ in 0..<400 {
+            let answer = try await post()
+            if answer.status != 200 {
+                refusal = answer
+                break
+            }
+        }
+        let refused = try #require(refusal, "the disk never filled")
+        #expect(refused.status == 503, "\(refused.text)")
+        #expect(refused.errorCode == "store_unavailable", "\(refused.text)")
+        #expect(refused.headers["retry-after"] != nil)
+        #expect(!refused.text.contains("collector"), "the agent's refusal names no collector: \(refused.text)")
+        let health = try await HTTPAnswer.send("GET", base + "/health")
+        #expect(health.status == 503, "\(health.text)")
+        #expect(health.text.contains("disk full"), "\(health.text)")
+        #expect(!acknowledged.isEmpty)
+
+        // Free the space: within 30 s the agent takes events again.
+        try FileManager.default.removeItem(atPath: filler)
+        let before = acknowledged.count
+        let deadline = ContinuousClock.now + .seconds(30)
+        while acknowledged.count == before && ContinuousClock.now < deadline {
+            if try await post().status != 200 { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        #expect(acknowledged.count > before, "the agent took nothing after the space was freed: \(agent.stderr.suffix(1500))")
+        // Offline, so that its shutdown does not drain the queue to its log destination.
+        let offline = try await Bounded.run(["ctl", "--db", db, "offline"])
+        #expect(offline.status == 0, "\(offline.stderr)")
+        #expect(try await agent.terminate(within: .seconds(20)) == 0, "\(agent.stderr.suffix(1500))")
+
+        // Every event answered 200 is in the store (sent once each to a file).
+        let out = directory + "/out.ndjson"
+        let flush = try await Bounded.run(["flush", "--db", db, "--endpoint", "file://\(out)"], timeout: .seconds(60))
+        #expect(flush.status == 0, "\(flush.stderr)")
+        let sent = Set(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["messageId"] as? String
+        })
+        let lost = acknowledged.filter { !sent.contains($0) }
+        #expect(lost.isEmpty, "\(lost.count) of \(acknowledged.count) acknowledged events are not in the store: \(lost.prefix(5))")
+    }
+
     // MARK: Helpers
 
     /// The ids in a copy of the store and its WAL (for a store on a filesystem that is

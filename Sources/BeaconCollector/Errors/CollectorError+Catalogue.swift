@@ -149,7 +149,10 @@ extension CollectorError {
     static func storeUnavailable(retryAfterSeconds: Int) -> CollectorError {
         CollectorError(
             status: 503, code: "store_unavailable",
-            message: "The collector's database is unreachable or busy; nothing was stored, retry after \(retryAfterSeconds) s.",
+            // Said of any store (a collector's database, an agent's queue on a full disk),
+            // and without "nothing was stored": an agent's commit that outlived its wait
+            // may still land, and the resent copy is deduplicated by messageId.
+            message: "The store cannot take the batch now (unreachable, busy or failing); send it again after \(retryAfterSeconds) s.",
             headers: [("Retry-After", String(retryAfterSeconds))])
     }
 
