@@ -188,6 +188,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             cancelTimer()
             timerRequestsContinuation.finish()
             await finalFlush()
+            // Cancelled runs skip the final flush: their settles still land before the run ends.
+            await finishSettling()
         }
     }
 
@@ -662,6 +664,12 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// Settles a batch after the settle before it. When the drain does not go on after
     /// this batch (it will read from the head), the leases are released once this settle
     /// is done.
+    ///
+    /// A task of its own, not a child of ``run()``, on purpose: GRDB cancels an async
+    /// write whose task is cancelled (it interrupts the statement), so a settle in a child
+    /// would fail when the run is cancelled (a dashboard's hard stop) and a batch the
+    /// collector took would be sent again on the next start. The run awaits every settle
+    /// before it returns, cancelled or not, so none outlives it.
     private func schedule(_ settlement: BatchSettlement, continuing: Bool) {
         let previous = settling
         settling = Task {

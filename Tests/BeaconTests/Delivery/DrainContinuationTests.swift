@@ -247,4 +247,39 @@ struct DrainContinuationTests {
             group.cancelAll()
         }
     }
+
+    @Test("a cancelled run returns only once the settle of a batch the collector took has landed")
+    func aCancelledRunWaitsForItsSettles() async throws {
+        let queue = HeldSettleQueue()
+        let sender = RecordingSender()
+        let engine = makeEngine(queue: queue, sender: sender)
+        let (ended, end) = AsyncStream<Void>.makeStream()
+        let run = Task {
+            defer { end.finish() }
+            try await engine.run()
+        }
+        queue.hold()
+        try await trackAndFlush(engine, 0..<10)
+        _ = await sender.waitForSends(1)
+        run.cancel()
+        // Held: the run must not end while the settle waits. Without the wait it ends at once.
+        let endedWhileHeld = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in ended {}
+                return !Task.isCancelled
+            }
+            group.addTask {
+                do { try await Task.sleep(for: .milliseconds(500)) } catch {}
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        #expect(!endedWhileHeld, "the run ended with a settle still held")
+        queue.release()
+        _ = await run.result
+        #expect(queue.depth.events == 0, "the settle landed before the run ended")
+        #expect(sender.batches.count == 1)
+    }
 }
