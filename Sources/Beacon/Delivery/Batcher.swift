@@ -25,9 +25,11 @@ import Synchronization
 ///   rest wait for a backoff. Retries end at ``RetryPolicy/maxAttempts`` or
 ///   ``RetryPolicy/maxAge``: the batch is split, its halves sent at once, until the event
 ///   that still fails alone is dead-lettered ("gave up after N attempts over T: ...").
-/// - On graceful shutdown, a final drain bounded by ``finalFlushTimeout``.
+/// - On graceful shutdown, a final drain: the whole shutdown, a batch in flight at its
+///   start included, ends ``finalFlushTimeout`` after it began (what is left stays queued).
 public actor Batcher<C: Clock>: Service where C.Duration == Duration {
-    /// How long the final drain on shutdown may take. Default 5 s.
+    /// How long a shutdown may send for, from its start, a batch then in flight and the
+    /// final drain included. Default 5 s.
     public let finalFlushTimeout: Duration
 
     private let queue: any EventQueue
@@ -60,6 +62,13 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// Raised by a graceful shutdown's handler, which cannot wait for the actor: the run
     /// loop begins the shutdown when it next looks, between two batches of a drain at the latest.
     private let shutdownRequested = Flag()
+    /// Told of a shutdown's start (a graceful shutdown's handler, ``beginShutdown()``):
+    /// ``cutAtShutdownDeadline()`` ends the run loop there, a batch in flight included.
+    private let shutdownSignals: AsyncStream<Void>
+    private let shutdownSignal: AsyncStream<Void>.Continuation
+    /// When the shutdown began: the final drain ends ``finalFlushTimeout`` after it, the
+    /// batch in flight at the start counted in.
+    private var shutdownStartedAt: C.Instant?
     /// The settle of the last delivered batch, running while the next one is sent.
     private var settling: Task<Void, Never>?
     /// The fewest pending events at which a commit wakes the run loop (see
@@ -101,6 +110,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         self.machine = StateMachine(policy: current.policy, isOffline: current.isOffline, retryPolicy: retryPolicy, now: clock.now)
         (wakes, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (timerRequests, timerRequestsContinuation) = AsyncStream.makeStream(of: (C.Instant, Int).self)
+        (shutdownSignals, shutdownSignal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let wake = wakeContinuation
         let gate = commitGate
         let name = destination.name
@@ -176,15 +186,20 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.runTimers() }
             await withGracefulShutdownHandler {
-                for await _ in wakes {
-                    if stopRequested() || Task.isCancelled { break }
-                    await process()
-                    updateCommitGate()
+                // The loop, until its wakes end or a shutdown's deadline passes: a batch
+                // still in flight then is cancelled (its events stay queued).
+                await withTaskGroup(of: Void.self) { loop in
+                    loop.addTask { await self.runLoop() }
+                    loop.addTask { await self.cutAtShutdownDeadline() }
+                    await loop.next()
+                    loop.cancelAll()
                 }
-            } onGracefulShutdown: { [shutdownRequested, wakeContinuation] in
+            } onGracefulShutdown: { [shutdownRequested, wakeContinuation, shutdownSignal] in
                 shutdownRequested.raise()
                 wakeContinuation.yield()
+                shutdownSignal.yield()
             }
+            shutdownSignal.finish()
             cancelTimer()
             timerRequestsContinuation.finish()
             await finalFlush()
@@ -194,10 +209,40 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     }
 
     /// Stops the run loop after a final drain (what graceful shutdown does). A drain under
-    /// way stops after its batch in flight; the final drain, bounded by
-    /// ``finalFlushTimeout``, takes over from there.
+    /// way stops after its batch in flight; the final drain takes over from there. Both
+    /// end ``finalFlushTimeout`` after this call: a batch still in flight then is cancelled
+    /// and stays queued.
     public func beginShutdown() {
+        if shutdownStartedAt == nil { shutdownStartedAt = clock.now }
+        shutdownSignal.yield()
         if case .finishWakes = machine.shutdown() { wakeContinuation.finish() }
+    }
+
+    private func runLoop() async {
+        for await _ in wakes {
+            if stopRequested() || Task.isCancelled { break }
+            await process()
+            updateCommitGate()
+        }
+    }
+
+    /// Returns ``finalFlushTimeout`` after a shutdown begins, which ends the run loop (see
+    /// ``run()``) even while a batch is in flight; cancelled when the loop ends first.
+    private func cutAtShutdownDeadline() async {
+        for await _ in shutdownSignals {
+            // The handler of a graceful shutdown cannot reach the actor: begin it here.
+            if shutdownRequested.lower() { beginShutdown() }
+            guard let started = shutdownStartedAt else { continue }
+            do {
+                try await clock.sleep(until: started.advanced(by: finalFlushTimeout), tolerance: nil)
+            } catch {
+                return  // cancelled: the loop ended first
+            }
+            logger.notice("shutdown: the drain under way is cut at the final flush's bound", metadata: [
+                "destination": "\(destination.name)", "bound": "\(finalFlushTimeout)",
+            ])
+            return
+        }
     }
 
     /// Whether the run is shutting down; begins first the shutdown a graceful shutdown asked for.
@@ -711,13 +756,29 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         reportDestination()
     }
 
-    /// Sends what is queued, bounded by ``finalFlushTimeout``: first waits for events
-    /// still in memory to be committed, then drains. Skipped when offline, paused, or
-    /// when the run was cancelled rather than shut down gracefully.
+    /// Sends what is queued until ``finalFlushTimeout`` after the shutdown began: first
+    /// waits for events still in memory to be committed, then drains. Skipped when
+    /// offline, paused, or when the run was cancelled rather than shut down gracefully.
     private func finalFlush() async {
         let current = settings.current
         guard !Task.isCancelled, case .finalDrain = machine.finalFlush(isOffline: current.isOffline) else { return }
-        let deadline = clock.now.advanced(by: finalFlushTimeout)
+        let deadline = (shutdownStartedAt ?? clock.now).advanced(by: finalFlushTimeout)
+        // The batch in flight at the shutdown's start may have used the whole bound.
+        if clock.now < deadline {
+            await drain(until: deadline, settings: current)
+        }
+        await finishSettling()
+        let left = queue.depth
+        if left.pending(for: destination.name) + left.buffered > 0 {
+            logger.notice("final flush left events queued for the next start", metadata: [
+                "destination": "\(destination.name)", "events": "\(left.pending(for: destination.name))",
+                "in_memory": "\(left.buffered)",
+            ])
+        }
+    }
+
+    /// Waits for the events still in memory to be committed, then drains, until `deadline`.
+    private func drain(until deadline: C.Instant, settings current: EngineSettings) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await self.queue.waitForPendingWrites()
@@ -728,14 +789,6 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             }
             await group.next()
             group.cancelAll()
-        }
-        await finishSettling()
-        let left = queue.depth
-        if left.pending(for: destination.name) + left.buffered > 0 {
-            logger.notice("final flush left events queued for the next start", metadata: [
-                "destination": "\(destination.name)", "events": "\(left.pending(for: destination.name))",
-                "in_memory": "\(left.buffered)",
-            ])
         }
     }
 

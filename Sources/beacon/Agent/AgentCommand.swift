@@ -27,9 +27,9 @@ struct AgentCommand: AsyncParsableCommand {
             GET /health and GET /v1/stats, and the control channel at DB.control ('beacon ctl', \
             'beacon monitor'). When ready, prints `listening on http://HOST:PORT` on stdout; logs \
             go to stderr. SIGTERM or SIGINT stops the ingest (a request body still arriving gets \
-            5 s more), then drains for at most 5 s, a drain under way included (its batch in \
-            flight finishes first); what is left stays queued for the next start. Exit 0 after a \
-            clean stop.
+            5 s more), then drains for at most 5 s, a drain under way included (a batch still in \
+            flight at 5 s is cancelled); what is left stays queued for the next start. Exit 0 \
+            after a clean stop.
             """)
 
     @Option(help: "The store (an SQLite file; created when missing).")

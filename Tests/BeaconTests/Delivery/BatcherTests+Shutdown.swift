@@ -6,21 +6,26 @@ import Synchronization
 import Testing
 
 /// Graceful shutdown during a long drain: the drain under way stops after its batch in
-/// flight, and the final drain that follows is bounded by ``Batcher/finalFlushTimeout``.
+/// flight, and the whole shutdown, that batch included, ends ``Batcher/finalFlushTimeout``
+/// after it began.
 @Suite("Batcher shutdown", .timeLimit(.minutes(1)))
 struct BatcherShutdownTests {
-    /// A sender whose every send takes one second of `clock`'s time.
+    /// A sender whose every send takes `seconds` of `clock`'s time.
     final class SlowSender: EventSender {
         let clock: ManualClock
+        let seconds: Int
         private let sends = Mutex(0)
-        init(clock: ManualClock) { self.clock = clock }
+        init(clock: ManualClock, seconds: Int = 1) {
+            self.clock = clock
+            self.seconds = seconds
+        }
         var endpointDescription: String { "slow://test" }
         var count: Int { sends.withLock { $0 } }
 
         func send(_ batch: OutgoingBatch) async -> SendResult {
             sends.withLock { $0 += 1 }
             do {
-                try await clock.sleep(for: .seconds(1))
+                try await clock.sleep(for: .seconds(seconds))
             } catch {
                 return SendResult(.retryable(reason: "send cancelled", retryAfter: nil))
             }
@@ -73,7 +78,7 @@ struct BatcherShutdownTests {
             return first ?? nil
         }
         let took = try #require(elapsed)
-        // The batch in flight (1 s), then the final drain, cut at its 5 s bound: 6 s, and
+        // The batch in flight (1 s), then the final drain, cut 5 s after the start: 5 s, and
         // a second more when the clock moves on once more before the cut lands. A service
         // group hands the shutdown on from a task of its own while the clock goes on, so
         // a batch or two more may start first. The backlog of 100 one-second batches
@@ -85,6 +90,68 @@ struct BatcherShutdownTests {
         let depth = engine.queue.depth
         #expect(depth.events > 0)
         #expect(depth.events + depth.totals.delivered == 1_000)
+    }
+
+    @Test("a batch in flight past the bound is cut at it and stays queued", arguments: [ShutdownPath.batcher, .serviceGroup])
+    func aBatchInFlightIsCutAtTheBound(_ path: ShutdownPath) async throws {
+        let clock = ManualClock()
+        let sender = SlowSender(clock: clock, seconds: 60)
+        let engine = BeaconEngine(
+            queue: InMemoryEventQueue(), destination: Destination(sender: sender),
+            settings: EngineSettings(policy: .manual, batchSize: 10), clock: clock, random: { 0 },
+            observerSleep: { _ in try await Task.sleep(for: .seconds(3600)) })
+        for index in 0..<100 { try engine.tracker.track("event \(index)", properties: ["index": .int(index)]) }
+        await engine.queue.waitForPendingWrites()
+        let probe = ShutdownProbe()
+        let services = ServiceGroup(configuration: ServiceGroupConfiguration(services: [engine, probe], logger: Logger(label: "test")))
+        let (ended, end) = AsyncStream<Void>.makeStream()
+        let run = Task {
+            defer { end.finish() }
+            switch path {
+            case .batcher: try await engine.run()
+            case .serviceGroup: try await services.run()
+            }
+        }
+        defer { run.cancel() }
+        await engine.flush()
+        await clock.waitForSleepers(1)  // the first batch is in flight, for 60 s of the clock
+        let start = clock.now
+        switch path {
+        case .batcher: await engine.beginShutdown()
+        case .serviceGroup:
+            await services.triggerGracefulShutdown()
+            await probe.shutDown.first { _ in true }
+        }
+        // The batch's send and the shutdown's bound sleep on the clock (without the bound,
+        // only the send does: the wait fails at its real-time limit).
+        let armed = await Self.within(.seconds(10)) { await clock.waitForSleepers(2) }
+        #expect(armed, "no sleeper for the shutdown's bound")
+        clock.advance(by: .seconds(5))
+        // The clock stays at the bound: the run must end there, without the batch's answer.
+        let stopped = await Self.within(.seconds(10)) { for await _ in ended {} }
+        #expect(stopped, "the run did not end at the bound")
+        #expect(start.duration(to: clock.now) == .seconds(5))
+        #expect(sender.count == 1, "only the batch in flight was sent")
+        let depth = engine.queue.depth
+        #expect(depth.events == 100, "the cut batch stays queued")
+        #expect(depth.totals.delivered == 0)
+    }
+
+    /// Whether `body` returns within `limit` of real time (it is cancelled otherwise).
+    static func within(_ limit: Duration, _ body: @escaping @Sendable () async -> Void) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await body()
+                return !Task.isCancelled
+            }
+            group.addTask {
+                do { try await Task.sleep(for: limit) } catch {}
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
     }
 
     /// A service that returns on graceful shutdown, and says so.
