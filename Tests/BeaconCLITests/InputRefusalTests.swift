@@ -66,4 +66,48 @@ struct InputRefusalTests {
         #expect(result.stderr.contains("/proc/nope does not exist"), "\(arguments): \(result.stderr)")
         #expect(!result.stderr.contains("SQLite error"), "\(arguments): \(result.stderr)")
     }
+
+    @Test("a line past the line limit on --stdin is skipped unread, named by its length; the lines around it are stored")
+    func aHugeLineIsSkippedByLength() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        let db = "\(directory)/q.sqlite"
+        // 40 MB on one line, as a JSON array dumped whole would be.
+        var input = Data(#"{"event":"before","userId":"u"}"#.utf8) + Data([0x0A])
+        input += Data(#"{"event":"huge","userId":"u","properties":{"x":""#.utf8)
+        input += Data(repeating: UInt8(ascii: "a"), count: 40_000_000)
+        input += Data(#""}}"#.utf8) + Data([0x0A])
+        input += Data(#"{"event":"after","userId":"u"}"#.utf8) + Data([0x0A])
+        let result = try await BeaconProcess.run(["track", "--db", db, "--stdin"], stdinBytes: input)
+        #expect(result.status == 2, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 2, "\(result.stderr)")
+        let expected = "beacon: line 2: 40000051 bytes long, over the 1048576 a line may hold "
+            + "(an event is at most 32768 bytes once encoded); skipped"
+        #expect(lines.first.map(String.init) == expected, "\(result.stderr)")
+        #expect(result.stdout.contains("queued 2 events"), "\(result.stdout)")
+    }
+
+    /// A line from text, with `byte` in place of each `~`.
+    static func line(_ text: String, _ byte: UInt8 = 0) -> Data {
+        Data(text.utf8.map { $0 == UInt8(ascii: "~") ? byte : $0 })
+    }
+
+    static let unholdable: [(line: Data, reason: String)] = [
+        (line(#"{"event":"a~b","userId":"u"}"#), "a raw control character (0x00) at byte 12"),
+        (line(#"{"event":"a","userId":"u","properties":{"v":1e400}}"#), "a number beyond ±1.8e308"),
+        (line(#"{"event":"a","userId":"u","properties":{"v":-1e400}}"#), "a number beyond ±1.8e308"),
+        (line(#"{"event":"a","userId":"u","properties":{"v":"a~b"}}"#, 0x09), "raw tab"),
+        (line("nul"), "a syntax error"),
+        (line(String(repeating: "[", count: 600) + String(repeating: "]", count: 600)), "nested past 512 levels"),
+    ]
+
+    @Test("JSON that no event can hold is refused saying why, not 'not a JSON value'", arguments: unholdable)
+    func unholdableJSONIsNamed(line: Data, reason: String) async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        let result = try await BeaconProcess.run(["track", "--db", "\(directory)/q.sqlite", "--stdin"], stdinBytes: line + Data([0x0A]))
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("beacon: line 1: input is not valid JSON: "), "\(result.stderr)")
+        #expect(result.stderr.contains(reason), "\(result.stderr)")
+        #expect(!result.stderr.contains("not a JSON value") && !result.stderr.contains("The given data"), "\(result.stderr)")
+    }
 }

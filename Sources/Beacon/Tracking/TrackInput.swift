@@ -14,6 +14,14 @@ struct TrackInput {
 
     init(json bytes: [UInt8]) throws(TrackingError) {
         if let offset = TrackInput.firstInvalidUTF8(bytes) { throw .invalidUTF8(offset: offset) }
+        // JSON has no place for a raw control character but as whitespace between tokens
+        // (tab, line feed, carriage return); the decoder would report it as "not a JSON value".
+        if let offset = bytes.firstIndex(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
+            let byte = String(bytes[offset], radix: 16, uppercase: true)
+            throw .invalidJSON(
+                reason: "a raw control character (0x\(byte.count == 1 ? "0" : "")\(byte)) at byte \(offset + 1): "
+                    + "escape it in a string (\\u00\(byte.count == 1 ? "0" : "")\(byte)) or remove it")
+        }
         let value: JSONValue
         do {
             value = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
@@ -81,6 +89,13 @@ struct TrackInput {
 
     private static func describe(_ error: DecodingError) -> String {
         switch error {
+        case .dataCorrupted(let context) where context.debugDescription == JSONValue.notAValue:
+            // The syntax was read: what no JSONValue holds is a number past a Double's range
+            // or a tab or carriage return inside a string.
+            return "it holds a number beyond ±1.8e308, or a string with a raw tab or carriage return (escape them: \\t, \\r)"
+        case .dataCorrupted(let context) where context.underlyingError == nil && context.codingPath.isEmpty:
+            // Foundation's "The given data was not valid JSON." and nothing more.
+            return "a syntax error, or arrays and objects nested past 512 levels"
         case .dataCorrupted(let context):
             return (context.underlyingError.map { "\($0)" } ?? context.debugDescription)
         default:

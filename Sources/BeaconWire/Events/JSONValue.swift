@@ -86,6 +86,10 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
 }
 
 extension JSONValue: Codable {
+    /// The description of the error for a value the decoder read but none of the cases
+    /// holds (a number past a Double's range, for one).
+    public static let notAValue = "not a JSON value"
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         // Each `try?` below probes one JSON type; a failure only means "not this type", and
@@ -109,7 +113,7 @@ extension JSONValue: Codable {
         } else if let value = try? container.decode([JSONValue].self) {
             self = .array(value)
         } else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a JSON value")
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: JSONValue.notAValue)
         }
     }
 

@@ -82,9 +82,24 @@ struct TrackCommand: AsyncParsableCommand {
         var refused = 0
         if stdin {
             var lineNumber = 0
-            var lines = StandardInputLines()
-            while let line = try lines.next() {
+            // A line holds one event, which is at most maxEventBytes once encoded: a line
+            // many times longer is refused without reading it into memory.
+            let (fourEvents, overflow) = tracker.validator.maxEventBytes.multipliedReportingOverflow(by: 4)
+            let maxLineBytes = overflow ? Int.max : max(1 << 20, fourEvents)
+            var lines = StandardInputLines(maxLineBytes: maxLineBytes)
+            while let next = try lines.next() {
                 lineNumber += 1
+                let line: [UInt8]
+                switch next {
+                case .text(let text):
+                    line = text
+                case .tooLong(let bytes):
+                    refused += 1
+                    Output.error(
+                        "beacon: line \(lineNumber): \(bytes) bytes long, over the \(maxLineBytes) a line may hold "
+                            + "(an event is at most \(tracker.validator.maxEventBytes) bytes once encoded); skipped")
+                    continue
+                }
                 if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
                 // Checked here, on the raw bytes: decoding them to a String first would
                 // replace invalid sequences with U+FFFD and store the repaired text.

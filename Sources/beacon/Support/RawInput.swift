@@ -6,30 +6,55 @@ import Darwin
 
 /// Standard input as raw lines (bytes between `\n`, without it and without a final `\r`),
 /// read in chunks, with nothing decoded or repaired.
+///
+/// A line longer than `maxLineBytes` is not kept: its bytes are skipped up to the next
+/// `\n` and it comes back as ``Line/tooLong(bytes:)``, so that one huge line (a JSON
+/// array dumped on one line) costs neither its size in memory nor a rescan per chunk.
 struct StandardInputLines {
+    enum Line: Equatable {
+        case text([UInt8])
+        /// A line of `bytes` bytes (without its `\n`), past the limit.
+        case tooLong(bytes: Int)
+    }
+
+    let maxLineBytes: Int
     private var buffer: [UInt8] = []
     private var start = 0
+    /// Where the search for the next `\n` goes on: the bytes before it hold none.
+    private var scanned = 0
+    /// Bytes of the line being skipped (past the limit), or `nil` when none is.
+    private var skipped: Int?
     private var atEnd = false
     private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
 
+    init(maxLineBytes: Int) {
+        self.maxLineBytes = maxLineBytes
+    }
+
     /// The next line, or `nil` at the end of input.
-    mutating func next() throws(CLIError) -> [UInt8]? {
+    mutating func next() throws(CLIError) -> Line? {
         while true {
-            if let newline = buffer[start...].firstIndex(of: 0x0A) {
-                var line = Array(buffer[start..<newline])
+            if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
+                let line = take(upTo: newline)
                 start = newline + 1
-                if line.last == 0x0D { line.removeLast() }
+                scanned = start
                 return line
             }
+            scanned = buffer.count
             if atEnd {
-                guard start < buffer.count else { return nil }
-                var line = Array(buffer[start...])
+                guard start < buffer.count || skipped != nil else { return nil }
+                let line = take(upTo: buffer.count)
                 start = buffer.count
-                if line.last == 0x0D { line.removeLast() }
                 return line
+            }
+            if buffer.count - start > maxLineBytes {
+                // Past the limit: count the bytes instead of keeping them.
+                skipped = (skipped ?? 0) + buffer.count - start
+                start = buffer.count
             }
             if start > 0 {
                 buffer.removeFirst(start)
+                scanned -= start
                 start = 0
             }
             let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
@@ -39,6 +64,18 @@ struct StandardInputLines {
             }
             if count == 0 { atEnd = true } else { buffer.append(contentsOf: chunk[0..<count]) }
         }
+    }
+
+    /// The line from `start` to `end` (exclusive), or how long it was when it is skipped.
+    private mutating func take(upTo end: Int) -> Line {
+        if let skipped {
+            self.skipped = nil
+            return .tooLong(bytes: skipped + end - start)
+        }
+        guard end - start <= maxLineBytes else { return .tooLong(bytes: end - start) }
+        var line = Array(buffer[start..<end])
+        if line.last == 0x0D { line.removeLast() }
+        return .text(line)
     }
 }
 
