@@ -44,6 +44,18 @@ struct HelpTests {
             }
             #expect(result.stdout.contains("(default:"), "\(arguments): no defaults in \(result.stdout)")
             #expect(result.stderr.isEmpty, "\(arguments): \(result.stderr)")
+            #expect(Self.brokenSentences(result.stdout).isEmpty, "\(arguments): a line break mid-sentence: \(Self.brokenSentences(result.stdout))")
+        }
+    }
+
+    /// Short lines followed by a line that goes on with the sentence: a hard line break
+    /// left in a help text (the wrapper then cuts the paragraph there).
+    static func brokenSentences(_ help: String) -> [String] {
+        let lines = help.split(separator: "\n", omittingEmptySubsequences: false)
+        return zip(lines, lines.dropFirst()).compactMap { line, next in
+            let text = line.trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty, text.count < 40, !text.hasSuffix(":"), next.first?.isLowercase == true else { return nil }
+            return "\(text) / \(next)"
         }
     }
 

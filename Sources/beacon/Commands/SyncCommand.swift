@@ -13,7 +13,7 @@ struct SyncCommand: AsyncParsableCommand {
             "deleted": {collection: [ids]}, "version_token"), and the collector's config feed \
             (GET /v1/config: {"settings": {...}, "deleted": [keys], "version_token"}), whose settings \
             are checked and stored as the remote_config collection for an engine over this store.
-            Prints one line: what was upserted and deleted, and the new version_token. Exit 2 for a bad
+            Prints one line: what was upserted and deleted, and the new version_token. Exit 2 for a bad \
             feed or file, 1 for a network or storage failure; either way the store is unchanged.
             """
     )
