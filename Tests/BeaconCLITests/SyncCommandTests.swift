@@ -51,6 +51,36 @@ struct SyncCommandTests {
         #expect(now.token == "c1", "a refused answer changes nothing")
     }
 
+    @Test("a feed file that cannot be is refused saying why, and changes nothing")
+    func feedFilesThatCannotBe() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
+        let store = directory + "/s.sqlite"
+        try Self.write(#"{"users": [{"id": "u1"}], "version_token": "v1"}"#, to: directory + "/good.json")
+        #expect(try await BeaconProcess.run(["sync", "--db", store, "--from", directory + "/good.json"]).status == 0)
+
+        // One byte past the bound, sparse: refused before it is read whole.
+        let huge = directory + "/huge.json"
+        #expect(FileManager.default.createFile(atPath: huge, contents: nil))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: huge))
+        try handle.truncate(atOffset: UInt64(64 << 20) + 1)
+        try handle.close()
+        try Self.write(#"{"users": [{"id": "u1", "n": 1e400}], "version_token": "v2"}"#, to: directory + "/range.json")
+        let cases: [(from: String, reason: String)] = [
+            (huge, "holds more than 67108864 bytes (64 MiB), the most a feed may hold"),
+            (directory + "/range.json", "a number beyond ±1.8e308"),
+            (directory + "/missing.json", "No such file or directory"),
+            (directory, "it is a directory"),
+        ]
+        for (from, reason) in cases {
+            let result = try await BeaconProcess.run(["sync", "--db", store, "--from", from])
+            #expect(result.status == 2, "\(from): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(from): \(result.stderr)")
+            #expect(result.stderr.contains(reason), "\(from): \(result.stderr)")
+        }
+        #expect(try Self.stored(store).token == "v1", "nothing refused changed the store")
+    }
+
     @Test func importsFromARunningCollectorsConfigFeed() async throws {
         let directory = try BeaconProcess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir

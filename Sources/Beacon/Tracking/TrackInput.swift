@@ -89,11 +89,8 @@ struct TrackInput {
 
     private static func describe(_ error: DecodingError) -> String {
         switch error {
-        case .dataCorrupted(let context) where context.debugDescription == JSONValue.notAValue:
-            // The syntax was read: what no JSONValue holds is a number past a Double's range
-            // or a tab or carriage return inside a string.
-            return "it holds a number beyond ±1.8e308, or a string with a raw tab or carriage return (escape them: \\t, \\r)"
-        case .dataCorrupted(let context) where context.underlyingError == nil && context.codingPath.isEmpty:
+        case .dataCorrupted(let context)
+        where context.underlyingError == nil && context.codingPath.isEmpty && context.debugDescription != JSONValue.notAValue:
             // Foundation's "The given data was not valid JSON." and nothing more.
             return "a syntax error, or arrays and objects nested past 512 levels"
         case .dataCorrupted(let context):

@@ -87,8 +87,10 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
 
 extension JSONValue: Codable {
     /// The description of the error for a value the decoder read but none of the cases
-    /// holds (a number past a Double's range, for one).
-    public static let notAValue = "not a JSON value"
+    /// holds: a number past a Double's range, or a string Foundation's decoder refuses
+    /// only once asked for it (a raw tab or control character in it).
+    public static let notAValue =
+        "it holds a number beyond ±1.8e308, or a string with a raw tab or control character (escape it: \\t, \\u0001)"
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()

@@ -27,6 +27,36 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Request timeout in seconds (URLs only; more than 0, at most 3600).")
     var timeout = 10.0
 
+    /// The most a feed file may hold. A feed fetched over HTTP holds at most 1 MiB; a
+    /// file may be a bulk import, but is still read whole and decoded into memory (about
+    /// 3.6 times its size), so it is bounded too.
+    static let maxFeedFileBytes = 64 << 20
+
+    /// The bytes of the feed file at `path` (a pipe or `/dev/stdin` too), refused past
+    /// ``maxFeedFileBytes`` without reading more.
+    static func readFeedFile(_ path: String) throws -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw CLIError.badInput("cannot read feed file \(path): \(String(cString: strerror(errno))); check the path")
+        }
+        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var info = stat()
+        if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            throw CLIError.badInput("cannot read feed file \(path): it is a directory; give a file")
+        }
+        let data: Data
+        do {
+            data = try file.read(upToCount: maxFeedFileBytes + 1) ?? Data()
+        } catch {
+            throw CLIError.badInput("cannot read feed file \(path): \(String(cString: strerror(errno)))")
+        }
+        guard data.count <= maxFeedFileBytes else {
+            throw CLIError.badInput(
+                "feed file \(path) holds more than \(maxFeedFileBytes) bytes (64 MiB), the most a feed may hold; split it")
+        }
+        return Array(data)
+    }
+
     /// The longest `--timeout` accepted.
     static let maximumTimeout = Duration.seconds(3600)
 
@@ -72,10 +102,7 @@ struct SyncCommand: AsyncParsableCommand {
                 throw CLIError.runtime("\(error)")
             }
         } else {
-            guard let data = FileManager.default.contents(atPath: from) else {
-                throw CLIError.badInput("cannot read feed file \(from); check the path")
-            }
-            bytes = Array(data)
+            bytes = try Self.readFeedFile(from)
         }
         do {
             let result = SyncImporter.isConfigFeed(bytes) ? try await importer.applyConfigFeed(bytes) : try await importer.apply(bytes)
