@@ -15,12 +15,12 @@ struct TrackInput {
     init(json bytes: [UInt8]) throws(TrackingError) {
         if let offset = TrackInput.firstInvalidUTF8(bytes) { throw .invalidUTF8(offset: offset) }
         // JSON has no place for a raw control character but as whitespace between tokens
-        // (tab, line feed, carriage return); the decoder would report it as "not a JSON value".
+        // (tab, line feed, carriage return); the decoder would not say where it is.
         if let offset = bytes.firstIndex(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
-            let byte = String(bytes[offset], radix: 16, uppercase: true)
+            let digits = String(bytes[offset], radix: 16, uppercase: true)
+            let hex = digits.count == 1 ? "0" + digits : digits
             throw .invalidJSON(
-                reason: "a raw control character (0x\(byte.count == 1 ? "0" : "")\(byte)) at byte \(offset + 1): "
-                    + "escape it in a string (\\u00\(byte.count == 1 ? "0" : "")\(byte)) or remove it")
+                reason: "a raw control character (0x\(hex)) at byte \(offset + 1): escape it in a string (\\u00\(hex)) or remove it")
         }
         let value: JSONValue
         do {

@@ -1,3 +1,4 @@
+import BeaconTesting
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -178,23 +179,11 @@ extension ProcessHeavy {
             #expect(ContinuousClock.now - readStarted < .seconds(25), "closed at the idle timeout (10 s), not never")
         }
 
-        /// A store path of exactly `length` bytes under `directory`, its folders made.
-        static func storePath(length: Int, under directory: String) throws -> String {
-            var path = directory
-            let name = "/s.sqlite"
-            while path.utf8.count + name.utf8.count < length {
-                let room = length - path.utf8.count - name.utf8.count - 1
-                path += "/" + String(repeating: "d", count: max(1, min(50, room)))
-            }
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            return path + name
-        }
-
         @Test("every command works on store paths of 60 to 504 bytes (SQLite's limit)", arguments: [60, 96, 99, 104, 120, 200, 250, 504])
         func longStorePaths(_ length: Int) async throws {
             let directory = try BeaconProcess.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            let store = try Self.storePath(length: length, under: directory)
+            let store = try LongPath.make(length: length, under: directory)
             #expect(store.utf8.count == length || directory.utf8.count + 10 > length, "\(store.utf8.count)")
             #expect(try await BeaconProcess.run(["track", "--db", store, "--count", "3"]).status == 0)
             let agent = try RunningAgent(store: store, endpoints: [AgentCommandTests.nowhere], directory: directory)
@@ -216,7 +205,7 @@ extension ProcessHeavy {
         func storePathsThatCannotBe() async throws {
             let directory = try BeaconProcess.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            let tooLong = try Self.storePath(length: 505, under: directory)
+            let tooLong = try LongPath.make(length: 505, under: directory)
             try Data().write(to: URL(fileURLWithPath: "\(directory)/file"))
             let cases: [(path: String, reason: String)] = [
                 (tooLong, "path is 505 bytes long; SQLite opens a store at a path of at most 504 bytes"),

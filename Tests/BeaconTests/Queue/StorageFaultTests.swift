@@ -237,21 +237,9 @@ struct StorageFaultTests {
         #expect(queue.depth.events == 1)
     }
 
-    /// A path of exactly `length` bytes under the test's directory, its folders made.
-    func storePath(length: Int) throws -> String {
-        var folder = directory
-        let name = "/s.sqlite"
-        while folder.utf8.count + name.utf8.count < length {
-            let room = length - folder.utf8.count - name.utf8.count - 1
-            folder += "/" + String(repeating: "d", count: max(1, min(200, room)))
-        }
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        return folder + name
-    }
-
     @Test("SQLite's limit on a store's path is the one Beacon names: the longest opens, one byte more is refused saying why")
     func pathLengthLimit() async throws {
-        let longest = try storePath(length: StorePathLength.maxBytes)
+        let longest = try LongPath.make(length: StorePathLength.maxBytes, under: directory)
         #expect(longest.utf8.count == StorePathLength.maxBytes)
         #expect(StorePathLength.problem(longest) == nil)
         let queue = try SQLiteEventQueue(path: longest)
@@ -260,7 +248,7 @@ struct StorageFaultTests {
         _ = await queue.close()
         #expect(try await StoreReader(path: longest).status(batchLimit: 0, deadLetterLimit: 0).depth == 1)
 
-        let tooLong = try storePath(length: StorePathLength.maxBytes + 1)
+        let tooLong = try LongPath.make(length: StorePathLength.maxBytes + 1, under: directory)
         #expect(tooLong.utf8.count == StorePathLength.maxBytes + 1)
         // SQLite itself refuses it: the limit Beacon names is SQLite's, not a guess.
         #expect(throws: DatabaseError.self) { try DatabaseQueue(path: tooLong) }
