@@ -37,12 +37,7 @@ struct BatcherShutdownTests {
     func aShutdownDuringALongDrainEndsWithinTheFinalFlushTimeout(_ path: ShutdownPath) async throws {
         let clock = ManualClock()
         let sender = SlowSender(clock: clock)
-        let engine = BeaconEngine(
-            queue: InMemoryEventQueue(), destination: Destination(sender: sender),
-            settings: EngineSettings(policy: .manual, batchSize: 10), clock: clock, random: { 0 },
-            observerSleep: { _ in try await Task.sleep(for: .seconds(3600)) })
-        for index in 0..<1_000 { try engine.tracker.track("event \(index)", properties: ["index": .int(index)]) }
-        await engine.queue.waitForPendingWrites()
+        let engine = try await Self.engine(sending: sender, queued: 1_000)
 
         // A group shuts its services down last first, each once the one after it has
         // returned: when the probe has seen its shutdown, the engine's comes next.
@@ -96,12 +91,7 @@ struct BatcherShutdownTests {
     func aBatchInFlightIsCutAtTheBound(_ path: ShutdownPath) async throws {
         let clock = ManualClock()
         let sender = SlowSender(clock: clock, seconds: 60)
-        let engine = BeaconEngine(
-            queue: InMemoryEventQueue(), destination: Destination(sender: sender),
-            settings: EngineSettings(policy: .manual, batchSize: 10), clock: clock, random: { 0 },
-            observerSleep: { _ in try await Task.sleep(for: .seconds(3600)) })
-        for index in 0..<100 { try engine.tracker.track("event \(index)", properties: ["index": .int(index)]) }
-        await engine.queue.waitForPendingWrites()
+        let engine = try await Self.engine(sending: sender, queued: 100)
         let probe = ShutdownProbe()
         let services = ServiceGroup(configuration: ServiceGroupConfiguration(services: [engine, probe], logger: Logger(label: "test")))
         let (ended, end) = AsyncStream<Void>.makeStream()
@@ -135,6 +125,18 @@ struct BatcherShutdownTests {
         let depth = engine.queue.depth
         #expect(depth.events == 100, "the cut batch stays queued")
         #expect(depth.totals.delivered == 0)
+    }
+
+    /// An engine on `sender`'s clock, manual policy, 10 events a batch, with `queued`
+    /// events committed.
+    static func engine(sending sender: SlowSender, queued: Int) async throws -> BeaconEngine<ManualClock> {
+        let engine = BeaconEngine(
+            queue: InMemoryEventQueue(), destination: Destination(sender: sender),
+            settings: EngineSettings(policy: .manual, batchSize: 10), clock: sender.clock, random: { 0 },
+            observerSleep: { _ in try await Task.sleep(for: .seconds(3600)) })
+        for index in 0..<queued { try engine.tracker.track("event \(index)", properties: ["index": .int(index)]) }
+        await engine.queue.waitForPendingWrites()
+        return engine
     }
 
     /// Whether `body` returns within `limit` of real time (it is cancelled otherwise).
