@@ -47,7 +47,7 @@ struct OutsideTextEscapeTests {
     func ctlPolicyEcho() async throws {
         let served = try await CtlCommandTests.Served.start()
         let result = try await BeaconProcess.run(["ctl", "--db", served.store, "policy", "every\u{1B}[31m 5s"])
-        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.status == 2, "refused as bad input before the engine is asked: \(result.stderr)")
         Self.expectNoRawControls(result.stderr, "ctl policy stderr")
         #expect(result.stderr.contains(#"every\u{1b}[31m 5s"#), "the value is named, escaped: \(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")

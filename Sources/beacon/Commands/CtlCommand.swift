@@ -70,7 +70,13 @@ struct CtlCommand: AsyncParsableCommand {
             }
             throw ValidationError("unknown verb '\(verb)'; use one of: \(Self.verbs.map(\.name).joined(separator: ", "))")
         }
-        if known.takes == .required && argument == nil { throw ValidationError("'\(verb)' needs an argument") }
+        if known.takes == .required && argument == nil {
+            // A negative number never arrives here: the parser takes "-1" for an option.
+            throw ValidationError(
+                verb == "batch-size"
+                    ? "'batch-size' needs a whole number from 1 to 10000"
+                    : "'\(verb)' needs a flush policy, e.g. 'count 50', 'every 5s' or 'manual'")
+        }
         if known.takes == .nothing, let argument { throw ValidationError("'\(verb)' takes no argument, not '\(argument)'") }
         guard (1...600_000).contains(timeoutMs) else { throw ValidationError("--timeout-ms must be 1...600000, not \(timeoutMs)") }
         guard ControlProtocol.watchIntervals.contains(intervalMs) else {
@@ -90,7 +96,15 @@ struct CtlCommand: AsyncParsableCommand {
         case "offline": return .offline
         case "online": return .online
         case "watch": return .watch(intervalMilliseconds: intervalMs)
-        case "policy": return .policy(argument ?? "")
+        case "policy":
+            // Read here as the engine reads it: a policy it would refuse is bad input, exit 2.
+            let text = argument ?? ""
+            do {
+                _ = try FlushPolicy(parsing: text)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+            return .policy(text)
         case "pause", "resume", "retry-now":
             if let argument, let problem = ControlProtocol.problem(withName: argument) { throw ValidationError(problem) }
             switch verb {

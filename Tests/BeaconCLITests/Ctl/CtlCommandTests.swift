@@ -55,6 +55,8 @@ struct CtlCommandTests {
         ["frobnicate"], ["policy"], ["batch-size", "many"], ["batch-size", "0"], ["flush", "now"], ["pause", "a", "b"],
         ["watch", "--interval-ms", "99"], ["watch", "--interval-ms", "1e300"], ["watch", "--count", "0"],
         ["watch", "--count", "-1"], ["watch", "--count", "9223372036854775808"], ["status", "--count", "2"], ["watch", "now"],
+        // Refused before any engine is asked (none serves /tmp/nowhere.sqlite: that would be exit 1).
+        ["policy", "count 1e300"], ["policy", "every nan s"], ["policy", ""], ["policy", "count -1"], ["batch-size", "-1"],
     ])
     func badUsage(arguments: [String]) async throws {
         let result = try await BeaconProcess.run(["ctl", "--db", "/tmp/nowhere.sqlite"] + arguments)
