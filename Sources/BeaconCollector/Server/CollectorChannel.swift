@@ -200,7 +200,8 @@ final class HTTPGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if event is ChannelShouldQuiesceEvent, readingBody {
             // The server is stopping: the body still arriving gets the grace at most.
             let end = NIODeadline.now() + shutdownBodyGrace
-            if let at = bodyDeadlineAt, at <= end {} else { scheduleBodyDeadline(context, at: end) }
+            // An earlier deadline already armed stays.
+            if bodyDeadlineAt.map({ $0 > end }) ?? true { scheduleBodyDeadline(context, at: end) }
         }
         context.fireUserInboundEventTriggered(event)
     }
