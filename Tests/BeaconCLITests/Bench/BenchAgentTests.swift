@@ -102,6 +102,13 @@ struct BenchAgentTests {
         #expect(bytes > 600 * 100, "every event's JSON counts: \(bytes)")
         #expect((details["wireBytes"]?.intValue ?? 0) < bytes, "gzipped by default")
         #expect((details["agentCPUSeconds"]?.doubleValue ?? -1) >= 0)
+        // The second baseline, reported beside the judged one: its median, its ratio and the runs' ratios.
+        let copied = try #require(details["baselineLogCopiedMedian"]?.intValue)
+        #expect(copied > 0)
+        let copiedRatio = try #require(details["ratioToBaselineLogCopied"]?.doubleValue)
+        let eventsMedian = try #require(events["median"]?.doubleValue)
+        #expect(abs(copiedRatio - eventsMedian / Double(copied)) <= 0.002 * max(1, copiedRatio))
+        #expect(details["pairedRatiosToBaselineLogCopied"]?.arrayValue?.count == 2)
         // Both figures come from the same runs: MiB/s is events/s times the bytes per event.
         for key in ["values", "baselineValues"] {
             let perSecond = try #require(events[key]?.arrayValue).compactMap(\.doubleValue)

@@ -23,7 +23,9 @@ struct AgentBenchCommand: PostingBenchCommand {
             Baseline: the same rows (each event's JSON byte for byte, its messageId and name) inserted in this \
             process into a fresh Beacon store on the same disk with the queue's own multi-row insert, in \
             transactions of the queue's largest group commit (1,000 rows), the same synchronous setting, SQLite's \
-            automatic checkpoint off while timed: no HTTP, no parsing, no engine. \
+            automatic checkpoint off while timed: no HTTP, no parsing, no engine. A second baseline, reported \
+            (details: ratioToBaselineLogCopied) but not judged, keeps SQLite's automatic checkpoint (every 1,000 \
+            log pages), as the agent must: the judged one leaves the copy of its log into the database untimed. \
             Figures, each the median of --runs runs with its baseline, the ratio and the 1-minute load average: \
             events/s (target: ratio >= 0.7), and MiB/s of the events' JSON, uncompressed, without the bodies' \
             {"batch":[…]} around it (target: >= 68 MiB/s, Vector's published figure for a local disk-buffered \
@@ -67,7 +69,8 @@ struct AgentBenchCommand: PostingBenchCommand {
             Output.error(
                 "bench: agent, \(clients) clients, run \(run)/\(posting.runs): "
                     + "\(Int(saturating: figures.eventsPerSecond)) events/s (p99 \(round2(figures.p99Milliseconds)) ms), "
-                    + "baseline \(Int(saturating: figures.baselineRowsPerSecond)) rows/s; "
+                    + "baseline \(Int(saturating: figures.baselineRowsPerSecond)) rows/s "
+                    + "(log copied as SQLite does: \(figures.copyingBaselineRowsPerSecond.map { String(Int(saturating: $0)) } ?? "unknown")); "
                     + "CPU agent \(PostingRun.cpuText(figures.serverCPUSeconds)) s, clients \(round2(figures.clientCPUSeconds)) s")
         }
         BenchFigure.report(figures(runs, workload: workload, baseline: baseline, loadBefore: loadBefore), json: posting.json)
@@ -86,7 +89,7 @@ struct AgentBenchCommand: PostingBenchCommand {
         var throughput = BenchFigure(
             benchmark: "agent", figure: setting + ", events' JSON uncompressed", unit: "MiB/s", values: runs.map { $0.eventsPerSecond * mebibytesPerEvent },
             baseline: baselineName, baselineValues: runs.map { $0.baselineRowsPerSecond * mebibytesPerEvent }, target: .valueAtLeast(Self.mebibytesTarget))
-        let details: [String: JSONValue] = [
+        var details: [String: JSONValue] = [
             "clients": .int(clients), "events": .int(workload.events), "batchSize": .int(posting.batchSize),
             "gzipLevel": .int(posting.gzipLevel), "durability": .string(durability.rawValue),
             "eventJSONBytes": .int(workload.eventBytes), "wireBytes": .int(workload.wireBytes),
@@ -98,6 +101,15 @@ struct AgentBenchCommand: PostingBenchCommand {
             "loadAverageBefore": loadBefore.map { .double(round2($0)) } ?? .null,
             "reference": "68 MiB/s: Vector's published figure for a local disk-buffered relay",
         ]
+        // The second baseline, reported, not judged: the log copied as SQLite does by default.
+        let copying = runs.compactMap(\.copyingBaselineRowsPerSecond)
+        if copying.count == runs.count, !copying.isEmpty {
+            let median = BenchmarkStatistics.median(copying)
+            details["baselineLogCopied"] = "the same insert with SQLite's automatic checkpoint (every 1,000 log pages), timed"
+            details["baselineLogCopiedMedian"] = .int(Int(saturating: median))
+            details["ratioToBaselineLogCopied"] = .double(round3(BenchmarkStatistics.median(runs.map(\.eventsPerSecond)) / median))
+            details["pairedRatiosToBaselineLogCopied"] = .array(zip(runs, copying).map { .double(round3($0.eventsPerSecond / $1)) })
+        }
         perSecond.details = details
         throughput.details = details
         return [perSecond, throughput]

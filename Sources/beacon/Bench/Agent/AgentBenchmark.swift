@@ -4,7 +4,8 @@ import Logging
 
 /// One run of `beacon bench agent`: `clients` clients posting a workload's batches to a
 /// `beacon agent` process over a fresh store (every 200 answered after the commit), then
-/// the raw insert of the same rows into another fresh store (``QueueInsertBaseline``).
+/// the raw insert of the same rows into another fresh store (``QueueInsertBaseline``),
+/// with the log copied untimed (judged) and as SQLite copies it by default (reported).
 struct AgentBenchmark {
     /// Where each run's stores and the agent's log go (a directory of its own per run).
     var directory: String
@@ -25,7 +26,11 @@ struct AgentBenchmark {
         }
         let outcome = try await agentSide(workload, directory: runDirectory)
         let baselineTime = try baseline.insert(path: "\(runDirectory)/baseline.sqlite", durability: durability.durability)
-        return PostingRun(events: workload.events, outcome: outcome, baselineRows: baseline.rowCount, baseline: baselineTime)
+        let copyingTime = try baseline.insert(
+            path: "\(runDirectory)/baseline-copying.sqlite", durability: durability.durability, logCopy: .automatic)
+        var figures = PostingRun(events: workload.events, outcome: outcome, baselineRows: baseline.rowCount, baseline: baselineTime)
+        figures.copyingBaselineRowsPerSecond = Double(baseline.rowCount) / copyingTime.inSeconds
+        return figures
     }
 
     /// Starts the agent on a fresh store, warms it up with one event, posts the workload,

@@ -8,6 +8,9 @@ struct PostingRun: Sendable {
     var eventsPerSecond: Double
     /// The baseline's rows per second for the same rows.
     var baselineRowsPerSecond: Double
+    /// `bench agent`'s second baseline: the same insert with SQLite's automatic
+    /// checkpoint on (``QueueInsertBaseline/LogCopy/automatic``); `nil` elsewhere.
+    var copyingBaselineRowsPerSecond: Double?
     var p50Milliseconds: Double
     var p99Milliseconds: Double
     /// CPU seconds the server processes used while the clients posted (`nil`: unknown).
