@@ -293,6 +293,42 @@ struct StorageFaultCLITests {
         #expect(lost.isEmpty, "\(lost.count) of \(acknowledged.count) acknowledged events are not in the store: \(lost.prefix(5))")
     }
 
+    @Test("flush to a file on a full disk: the file holds exactly the delivered events, whole lines; with room again, every event once",
+          .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func flushToAFullFile() async throws {
+        let mount = try Mount.tmpfs(sizeKB: 1024)
+        defer { mount.unmount() }
+        let directory = try BeaconProcess.temporaryDirectory()
+        let db = directory + "/q.sqlite"
+        let out = mount.path + "/out.ndjson"
+        #expect(try await Bounded.run(["track", "--db", db, "--count", "20000"]).status == 0)
+        let full = try await Bounded.run(["flush", "--db", db, "--endpoint", "file://\(out)"], timeout: .seconds(60))
+        #expect(full.status == 1, "\(full.stderr)")
+        #expect(full.stderr.contains("stay queued"), "\(full.stderr)")
+        /// The messageIds of the file's lines; every line must be a whole JSON object.
+        func written() throws -> [String] {
+            let text = try String(contentsOfFile: out, encoding: .utf8)
+            #expect(text.isEmpty || text.hasSuffix("\n"), "the file ends with a whole line")
+            return try text.split(separator: "\n").map { line in
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return try #require(object?["messageId"] as? String, "not an event: \(line.prefix(80))")
+            }
+        }
+        let first = try written()
+        let status = try await Bounded.run(["status", "--db", db, "--json"])
+        let totals = (try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["totals"] as? [String: Any]
+        let delivered = try #require(totals?["delivered"] as? Int, "\(status.stdout)")
+        #expect(delivered > 0 && delivered < 20_000, "the disk filled part of the way: \(delivered)")
+        #expect(first.count == delivered, "the file holds the delivered events and no part of a failed batch")
+
+        try Mount.shell("mount", "-o", "remount,size=16m", mount.path)
+        let rest = try await Bounded.run(["flush", "--db", db, "--endpoint", "file://\(out)"], timeout: .seconds(60))
+        #expect(rest.status == 0, "\(rest.stderr)")
+        let all = try written()
+        #expect(all.count == 20_000)
+        #expect(Set(all).count == 20_000, "every event once")
+    }
+
     // MARK: Helpers
 
     /// The ids in a copy of the store and its WAL (for a store on a filesystem that is

@@ -3,7 +3,9 @@ import Foundation
 import Logging
 
 /// Appends each batch's events to a file, one JSON object per line (NDJSON). For
-/// offline capture, audits and tests. A write error is retryable (the events stay queued).
+/// offline capture, audits and tests. A write error is retryable (the events stay queued),
+/// and the file is cut back to where the batch began: a full disk leaves no part of a
+/// batch, nor half a line, for the retry to append to.
 public struct FileSender: EventSender {
     /// The file's path.
     public let path: String
@@ -31,9 +33,21 @@ public struct FileSender: EventSender {
             defer {
                 do { try handle.close() } catch { /* close after a completed write: nothing left to lose */ }
             }
-            try handle.seekToEnd()
-            try handle.write(contentsOf: bytes)
-            try handle.synchronize()
+            let start = try handle.seekToEnd()
+            do {
+                try handle.write(contentsOf: bytes)
+                try handle.synchronize()
+            } catch {
+                do {
+                    try handle.truncate(atOffset: start)
+                } catch let cut {
+                    return SendResult(.retryable(
+                        reason: "cannot write \(path): \(error.localizedDescription); nor cut it back to before this batch "
+                            + "(\(cut.localizedDescription)): it may end with part of it",
+                        retryAfter: nil))
+                }
+                throw error
+            }
             return SendResult(.delivered, wireBytes: bytes.count)
         } catch {
             return SendResult(.retryable(reason: "cannot write \(path): \(error.localizedDescription)", retryAfter: nil))
