@@ -236,29 +236,8 @@ struct StorageFaultCLITests {
         let agent = try RunningAgent(store: db, endpoints: ["log:"], arguments: ["--policy", "manual"], directory: directory)
         defer { agent.stop() }
         let base = try await agent.address()
-        var acknowledged: [String] = []
-        var batchNumber = 0
-        /// Posts 20 events of 2 KB; returns the answer.
-        func post() async throws -> HTTPAnswer {
-            batchNumber += 1
-            let ids = (0..<20).map { "full-\(batchNumber)-\($0)" }
-            let events = ids.map { id in
-                #"{"type":"track","event":"e","userId":"u","messageId":"\#(id)","properties":{"pad":"\#(String(repeating: "x", count: 2000))"}}"#
-            }
-            let answer = try await HTTPAnswer.send(
-                "POST", base + "/v1/batch", body: Data(#"{"batch":[\#(events.joined(separator: ","))]}"#.utf8), timeout: 30)
-            if answer.status == 200 { acknowledged += ids }
-            return answer
-        }
-        // Fill the disk: at most 400 batches (16 MB) against 2.8 MB free.
-        var refusal: HTTPAnswer?
-        for _ in 0..<400 {
-            let answer = try await post()
-            if answer.status != 200 {
-                refusal = answer
-                break
-            }
-        }
+        let poster = FullDiskPoster(base: base)
+        let refusal = try await poster.untilRefused()
         let refused = try #require(refusal, "the disk never filled")
         #expect(refused.status == 503, "\(refused.text)")
         #expect(refused.errorCode == "store_unavailable", "\(refused.text)")
@@ -267,16 +246,12 @@ struct StorageFaultCLITests {
         let health = try await HTTPAnswer.send("GET", base + "/health")
         #expect(health.status == 503, "\(health.text)")
         #expect(health.text.contains("disk full"), "\(health.text)")
-        #expect(!acknowledged.isEmpty)
+        #expect(!poster.acknowledged.isEmpty)
 
         // Free the space: within 30 s the agent takes events again.
         try FileManager.default.removeItem(atPath: filler)
-        let before = acknowledged.count
-        let deadline = ContinuousClock.now + .seconds(30)
-        while acknowledged.count == before && ContinuousClock.now < deadline {
-            if try await post().status != 200 { try await Task.sleep(for: .milliseconds(200)) }
-        }
-        #expect(acknowledged.count > before, "the agent took nothing after the space was freed: \(agent.stderr.suffix(1500))")
+        #expect(try await poster.untilTaken(), "the agent took nothing after the space was freed: \(agent.stderr.suffix(1500))")
+        let acknowledged = poster.acknowledged
         // Offline, so that its shutdown does not drain the queue to its log destination.
         let offline = try await Bounded.run(["ctl", "--db", db, "offline"])
         #expect(offline.status == 0, "\(offline.stderr)")
@@ -291,6 +266,35 @@ struct StorageFaultCLITests {
         })
         let lost = acknowledged.filter { !sent.contains($0) }
         #expect(lost.isEmpty, "\(lost.count) of \(acknowledged.count) acknowledged events are not in the store: \(lost.prefix(5))")
+    }
+
+    @Test("disk full under beacon collector --db: 503 store_unavailable and an unhealthy /health, then 200 and a healthy one once there is room",
+          .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func collectorOnAFullDisk() async throws {
+        let mount = try Mount.tmpfs(sizeKB: 2048)
+        defer { mount.unmount() }
+        let directory = try BeaconProcess.temporaryDirectory()
+        let collector = try RunningCollector(arguments: ["--db", mount.path + "/c.sqlite"], directory: directory)
+        defer { collector.stop() }
+        let base = try await collector.address()
+        let poster = FullDiskPoster(base: base)
+        let refused = try #require(try await poster.untilRefused(), "the disk never filled")
+        #expect(refused.status == 503, "a full disk is a condition to wait out, not a failure of the batch: \(refused.text)")
+        #expect(refused.errorCode == "store_unavailable", "\(refused.text)")
+        #expect(refused.headers["retry-after"] == "2")
+        let sick = try await HTTPAnswer.send("GET", base + "/health")
+        #expect(sick.status == 503, "\(sick.text)")
+        #expect(sick.text.contains("disk is full"), "\(sick.text)")
+
+        try Mount.shell("mount", "-o", "remount,size=16m", mount.path)
+        #expect(try await poster.untilTaken(), "the collector took nothing once there was room")
+        let well = try await HTTPAnswer.send("GET", base + "/health")
+        #expect(well.status == 200, "a write that succeeds clears the problem: \(well.text)")
+        collector.stop()
+        let stored = try await DatabaseQueue(path: mount.path + "/c.sqlite").read { db in
+            try Set(String.fetchAll(db, sql: "SELECT message_id FROM collector_events"))
+        }
+        #expect(poster.acknowledged.allSatisfy(stored.contains), "every event answered 200 is stored")
     }
 
     @Test("flush to a file on a full disk: the file holds exactly the delivered events, whole lines; with room again, every event once",
@@ -461,6 +465,47 @@ enum Bounded {
             let child = try Child(arguments, stdin: stdin)
             return child.finish(timeout: timeout)
         }
+    }
+}
+
+/// Posts 20-event batches (2 KB an event) to a collector or an agent, keeping the
+/// messageIds answered 200: to fill a disk, and to see it take events again.
+final class FullDiskPoster {
+    let base: String
+    private(set) var acknowledged: [String] = []
+    private var batches = 0
+
+    init(base: String) { self.base = base }
+
+    /// Posts one batch; returns the answer.
+    func post() async throws -> HTTPAnswer {
+        batches += 1
+        let ids = (0..<20).map { "full-\(batches)-\($0)" }
+        let pad = String(repeating: "x", count: 2000)
+        let events = ids.map { #"{"type":"track","event":"e","userId":"u","messageId":"\#($0)","properties":{"pad":"\#(pad)"}}"# }
+        let answer = try await HTTPAnswer.send(
+            "POST", base + "/v1/batch", body: Data(#"{"batch":[\#(events.joined(separator: ","))]}"#.utf8), timeout: 30)
+        if answer.status == 200 { acknowledged += ids }
+        return answer
+    }
+
+    /// Posts until an answer is not 200 (at most `limit` batches, 40 KB each); that answer, or `nil`.
+    func untilRefused(limit: Int = 400) async throws -> HTTPAnswer? {
+        for _ in 0..<limit {
+            let answer = try await post()
+            if answer.status != 200 { return answer }
+        }
+        return nil
+    }
+
+    /// Posts until one batch is answered 200, waiting out refusals, for at most `limit`.
+    func untilTaken(within limit: Duration = .seconds(30)) async throws -> Bool {
+        let before = acknowledged.count
+        let deadline = ContinuousClock.now + limit
+        while acknowledged.count == before && ContinuousClock.now < deadline {
+            if try await post().status != 200 { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        return acknowledged.count > before
     }
 }
 

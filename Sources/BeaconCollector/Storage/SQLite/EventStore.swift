@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The collector's SQLite table of received events, keyed by `messageId`: a batch
 /// delivered twice is stored once (`INSERT OR IGNORE`).
@@ -12,6 +13,9 @@ final class EventStore: Sendable {
     private let checkpointer: WALCheckpointer?
     /// Times each step of an insert, for ``CollectorStageProfile``.
     private let timing: StoreTiming?
+    /// Why the last insert could not be stored, when the file or its disk refused it (full,
+    /// read-only, an I/O error); cleared by the next insert that commits. `/health` reports it.
+    let writeProblem = Mutex<String?>(nil)
 
     /// Opens (creating if needed) the store in `path`, or in memory when `path` is `nil`.
     init(path: String?, checkpoints: CollectorCheckpointPolicy = .default, timing: StoreTiming? = nil) throws {
@@ -78,6 +82,23 @@ final class EventStore: Sendable {
     /// With a ``StoreTiming``, the time spent binding and stepping the rows and the time of
     /// the `COMMIT` (which includes a checkpoint when the commit runs one) are recorded.
     func insert(_ batch: AcceptedBatch) async throws -> InsertResult {
+        do {
+            let result = try await insertInTransaction(batch)
+            writeProblem.withLock { $0 = nil }
+            return result
+        } catch let error as DatabaseError where Self.storageConditions.contains(where: { $0 == error.resultCode.primaryResultCode }) {
+            // The disk or the file, not the batch: a client should send it again later (503
+            // with Retry-After), and `/health` says why until a write succeeds.
+            let reason = error.message ?? "\(error.resultCode)"
+            writeProblem.withLock { $0 = reason }
+            throw StoreUnavailableError(reason: "the collector's store cannot be written: \(reason)", retryAfterSeconds: 2)
+        }
+    }
+
+    /// Result codes that say the file or its disk cannot take writes now.
+    static let storageConditions: [ResultCode] = [.SQLITE_FULL, .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_CANTOPEN]
+
+    private func insertInTransaction(_ batch: AcceptedBatch) async throws -> InsertResult {
         try await writer.writeWithoutTransaction { [timing] db in
             try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
             do {
