@@ -86,7 +86,7 @@ final class EventStore: Sendable {
             let result = try await insertInTransaction(batch)
             writeProblem.withLock { $0 = nil }
             return result
-        } catch let error as DatabaseError where Self.storageConditions.contains(where: { $0 == error.resultCode.primaryResultCode }) {
+        } catch let error as DatabaseError where Self.isStorageCondition(error) {
             // The disk or the file, not the batch: a client should send it again later (503
             // with Retry-After), and `/health` says why until a write succeeds.
             let reason = error.message ?? "\(error.resultCode)"
@@ -95,8 +95,11 @@ final class EventStore: Sendable {
         }
     }
 
-    /// Result codes that say the file or its disk cannot take writes now.
-    static let storageConditions: [ResultCode] = [.SQLITE_FULL, .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_CANTOPEN]
+    /// Whether `error` says the file or its disk cannot take writes now (full, read-only,
+    /// an I/O error, a file that cannot be opened), rather than that the batch failed.
+    static func isStorageCondition(_ error: DatabaseError) -> Bool {
+        [ResultCode.SQLITE_FULL, .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_CANTOPEN].contains { $0 == error.resultCode.primaryResultCode }
+    }
 
     private func insertInTransaction(_ batch: AcceptedBatch) async throws -> InsertResult {
         try await writer.writeWithoutTransaction { [timing] db in
