@@ -48,7 +48,7 @@ struct SyncCommand: AsyncParsableCommand {
         do {
             data = try file.read(upToCount: maxFeedFileBytes + 1) ?? Data()
         } catch {
-            throw CLIError.badInput("cannot read feed file \(path): \(String(cString: strerror(errno)))")
+            throw CLIError.badInput("cannot read feed file \(path): \(error.localizedDescription)")
         }
         guard data.count <= maxFeedFileBytes else {
             throw CLIError.badInput(
