@@ -263,19 +263,7 @@ struct DrainContinuationTests {
         _ = await sender.waitForSends(1)
         run.cancel()
         // Held: the run must not end while the settle waits. Without the wait it ends at once.
-        let endedWhileHeld = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await _ in ended {}
-                return !Task.isCancelled
-            }
-            group.addTask {
-                do { try await Task.sleep(for: .milliseconds(500)) } catch {}
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        let endedWhileHeld = await BatcherShutdownTests.within(.milliseconds(500)) { for await _ in ended {} }
         #expect(!endedWhileHeld, "the run ended with a settle still held")
         queue.release()
         _ = await run.result
