@@ -20,6 +20,7 @@ struct BeaconCommand: AsyncParsableCommand {
     /// Runs the command with the exit codes of the contract: 0 success, 1 runtime
     /// failure, 2 bad usage or bad input; errors in one line on stderr.
     static func main() async {
+        Output.ignoreBrokenPipes()
         if let argument = UTF8Check.firstInvalidArgument() {
             Output.error("beacon: \(argument) is not valid UTF-8; pass text in UTF-8 (see 'beacon help')")
             Glibc.exit(2)

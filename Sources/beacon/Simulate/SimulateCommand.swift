@@ -117,14 +117,14 @@ struct SimulateCommand: AsyncParsableCommand {
             throw CLIError.runtime("the simulation could not run: \(error); its files are in \(directory.path)")
         }
         // The report first: a file that cannot be written afterwards does not hide it.
+        // Through `Output`: a report that cannot be written (a full disk) is an exit 1.
         if json {
-            print(try SimulationDirectory.json(report))
+            Output.raw(try SimulationDirectory.json(report))
         } else {
-            print(report.text)
-            print("")
-            for line in SimulationChart.terminal(report.timeline, width: 78, height: 14) { print(line) }
+            Output.raw(report.text)
+            Output.raw("")
+            for line in SimulationChart.terminal(report.timeline, width: 78, height: 14) { Output.raw(line) }
         }
-        fflush(nil)
         try SimulationDirectory.record(report, in: directory.path)
         if let chart {
             let svg = SimulationChart.svg(report.timeline, title: scenario.name)

@@ -35,7 +35,8 @@ struct DeadExportCommand: AsyncParsableCommand {
                     lines.append(contentsOf: Array((letter.jsonString + "\n").utf8))
                 } else {
                     Output.json(letter.jsonString)
-                    try Output.check()  // stdout is lost (a full disk): stop, and say so
+                    // stdout is lost (a full disk): stop, and say so; its reader left (`| head`): stop.
+                    guard try Output.check() else { return }
                 }
                 count += 1
             }
