@@ -73,8 +73,8 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
         let observer = TrackingObserver(
             settings: settings, depth: queue.depth, storePath: queue.location,
             endpoint: endpoint, depthProvider: { queue.depth }, sleep: observerSleep,
-            oldestPendingProvider: { await facts.current()?.oldestPending },
-            deadLettersProvider: { await facts.current()?.deadLetters }, wallClock: wallClock, queueBounds: queue.bounds)
+            oldestPendingProvider: { await facts.oldestPending() },
+            deadLettersProvider: { await facts.deadLetters() }, wallClock: wallClock, queueBounds: queue.bounds)
         self.queue = queue
         self.settings = store
         self.observer = observer

@@ -6,17 +6,17 @@ import Synchronization
 /// pending events, the newest dead letters), read again only after the queue changed: an
 /// idle engine asks its store nothing on the observer's ticks.
 final class StoreFactsCache: Sendable {
-    /// What is read.
-    struct Facts: Sendable {
-        var oldestPending: [String: Timestamp]
-        var deadLetters: [DeadLetterSummary]
-    }
-
     private let queue: any EventQueue
     private let logger: Logger
     private let readProblem = LastingProblem()
-    /// Bumped by every queue event; the cached facts belong to `cached.generation`.
-    private let cell = Mutex<(generation: UInt64, cached: (generation: UInt64, facts: Facts)?)>((0, nil))
+    /// Bumped by every queue event; each cached fact belongs to the generation it was read at.
+    private let cell = Mutex<Cached>(Cached())
+
+    private struct Cached {
+        var generation: UInt64 = 0
+        var oldestPending: (generation: UInt64, value: [String: Timestamp])?
+        var deadLetters: (generation: UInt64, value: [DeadLetterSummary])?
+    }
 
     init(queue: any EventQueue, logger: Logger) {
         self.queue = queue
@@ -28,32 +28,55 @@ final class StoreFactsCache: Sendable {
         cell.withLock { $0.generation &+= 1 }
     }
 
-    /// The facts, from the cache when nothing changed since they were read; `nil` when the
-    /// store cannot be read now.
-    func current() async -> Facts? {
+    /// When each destination's oldest pending event was committed, from the cache when
+    /// nothing changed since it was read; `nil` when the store cannot be read now. One
+    /// row per destination, read by its primary key: cheap enough to ask after a settle.
+    func oldestPending() async -> [String: Timestamp]? {
         let generation = cell.withLock { cell -> UInt64? in
-            if let cached = cell.cached, cached.generation == cell.generation { return nil }
+            if let cached = cell.oldestPending, cached.generation == cell.generation { return nil }
             return cell.generation
         }
-        guard let generation else { return cell.withLock { $0.cached?.facts } }
+        guard let generation else { return cell.withLock { $0.oldestPending?.value } }
         do {
-            let oldest = try await queue.oldestPending()
+            let value = try await queue.oldestPending()
+            cell.withLock { $0.oldestPending = (generation, value) }
+            readProblem.clear()
+            return value
+        } catch {
+            report(error)
+            return nil
+        }
+    }
+
+    /// The newest dead letters (at most ``DeadLetterSummary/snapshotLimit``), cached the
+    /// same way; `nil` when the store cannot be read now.
+    func deadLetters() async -> [DeadLetterSummary]? {
+        let generation = cell.withLock { cell -> UInt64? in
+            if let cached = cell.deadLetters, cached.generation == cell.generation { return nil }
+            return cell.generation
+        }
+        guard let generation else { return cell.withLock { $0.deadLetters?.value } }
+        do {
             // Only when there are any: most stores have none, and this read is the larger one.
             let letters = queue.depth.deadLetters > 0 ? try await queue.deadLetters(limit: DeadLetterSummary.snapshotLimit) : []
-            let facts = Facts(oldestPending: oldest, deadLetters: letters.map(DeadLetterSummary.init))
-            cell.withLock { $0.cached = (generation, facts) }
+            let value = letters.map(DeadLetterSummary.init)
+            cell.withLock { $0.deadLetters = (generation, value) }
             readProblem.clear()
-            return facts
+            return value
         } catch {
-            // The facts wait for the next tick. A store that takes writes can still fail a
-            // read, which the writer would not report: logged when it starts or changes.
-            let message = "\(error)"
-            if readProblem.isNews(message) {
-                logger.warning("cannot read the oldest pending events or the dead letters; ages and letters shown are the last read", metadata: [
-                    "error": "\(message)",
-                ])
-            }
+            report(error)
             return nil
+        }
+    }
+
+    /// The facts wait for the next read. A store that takes writes can still fail a read,
+    /// which the writer would not report: logged when it starts or changes.
+    private func report(_ error: any Error) {
+        let message = "\(error)"
+        if readProblem.isNews(message) {
+            logger.warning("cannot read the oldest pending events or the dead letters; ages and letters shown are the last read", metadata: [
+                "error": "\(message)",
+            ])
         }
     }
 }

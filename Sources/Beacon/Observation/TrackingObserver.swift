@@ -35,6 +35,14 @@ public actor TrackingObserver {
     /// Raised when the inbox needs applying.
     private let wakes: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
+    /// Raised when a destination's oldest pending event may have changed (events left
+    /// it, or arrived when it had none): read again soon, not at the next tick.
+    private let oldestChanges: AsyncStream<Void>
+    private let oldestChangeContinuation: AsyncStream<Void>.Continuation
+    /// Whether an oldest pending event shown may no longer be the oldest.
+    private var oldestIsStale = false
+    /// When the oldest pending events were last read (the observer's wall clock).
+    private var oldestReadAt: Timestamp?
     private let tickInterval: Duration
     private let sleep: @Sendable (Duration) async throws -> Void
     private var subscribers: [Int: AsyncStream<EngineSnapshot>.Continuation] = [:]
@@ -84,6 +92,7 @@ public actor TrackingObserver {
         self.wallClock = wallClock
         self.stallThreshold = stallThreshold
         (wakes, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (oldestChanges, oldestChangeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.historyLimit = historyLimit
         self.depthSamples = depthSamples
         self.rateWindow = rateWindow
@@ -149,6 +158,11 @@ public actor TrackingObserver {
                 }
             }
             group.addTask {
+                for await _ in self.oldestChanges {
+                    await self.readOldestAgain()
+                }
+            }
+            group.addTask {
                 while !Task.isCancelled {
                     do {
                         try await self.sleep(self.tickInterval)
@@ -162,6 +176,7 @@ public actor TrackingObserver {
             group.cancelAll()
         }
         wakeContinuation.finish()
+        oldestChangeContinuation.finish()
         for subscriber in subscribers.values { subscriber.finish() }
         subscribers.removeAll()
         subscriberCount.store(0, ordering: .relaxed)
@@ -233,6 +248,8 @@ public actor TrackingObserver {
             } else {
                 current.destinations.append(status)
             }
+            // A destination first reported with events waiting: their age is read at once.
+            if status.depth > 0, status.oldestPendingAt == nil { askForOldest() }
             if let error = status.lastError { current.lastError = error }
         case .settings(let settings):
             current.isOffline = settings.isOffline
@@ -248,14 +265,51 @@ public actor TrackingObserver {
         }
     }
 
+    /// At most this often, a change of the oldest pending events is read at once; a
+    /// drain settling hundreds of batches a second reads them ten times a second.
+    static let oldestReadSpacing: Duration = .milliseconds(100)
+
+    /// Reads the oldest pending events again after a change, at most every
+    /// ``oldestReadSpacing``: until then the ones shown are those of the last read, at
+    /// most that old. Before, they waited for the next tick, and for up to a second
+    /// after a delivery the console showed the age of an event already delivered.
+    private func readOldestAgain() async {
+        guard oldestIsStale, let oldestPendingProvider else { return }
+        if let last = oldestReadAt {
+            let since = wallClock().millisecondsSince1970 - last.millisecondsSince1970
+            let spacing = Self.oldestReadSpacing.inMilliseconds
+            if since >= 0, since < spacing {
+                // Real time, not the injected sleep: the spacing bounds the store's work.
+                do {
+                    try await Task.sleep(for: .milliseconds(spacing - since))
+                } catch {
+                    return  // cancelled: the observer is shutting down
+                }
+            }
+        }
+        guard oldestIsStale else { return }  // a tick read them meanwhile
+        applyInbox()
+        if await readOldest(oldestPendingProvider) { publish() }
+    }
+
+    /// Reads each destination's oldest pending event; `false` when the store cannot say now.
+    private func readOldest(_ provider: @Sendable () async -> [String: Timestamp]?) async -> Bool {
+        oldestIsStale = false  // a change from now on asks again
+        oldestReadAt = wallClock()
+        guard let oldest = await provider() else {
+            oldestIsStale = true
+            return false
+        }
+        for index in current.destinations.indices {
+            current.destinations[index].oldestPendingAt = oldest[current.destinations[index].name]
+        }
+        return true
+    }
+
     /// Takes a depth sample and updates the rates (what ``run()`` does every tick).
     public func tick() async {
         applyInbox()  // commits waiting with nobody subscribed
-        if let oldestPendingProvider, let oldest = await oldestPendingProvider() {
-            for index in current.destinations.indices {
-                current.destinations[index].oldestPendingAt = oldest[current.destinations[index].name]
-            }
-        }
+        if let oldestPendingProvider { _ = await readOldest(oldestPendingProvider) }
         if let deadLettersProvider, let letters = await deadLettersProvider() { current.recentDeadLetters = letters }
         if let depthProvider {
             let depth = depthProvider()
@@ -281,7 +335,6 @@ public actor TrackingObserver {
                 current.destinations[index].deliveryRate = Double(now - before) / seconds
             }
         }
-        current.time = wallClock()
         publish()
     }
 
@@ -313,8 +366,36 @@ public actor TrackingObserver {
             }
             return
         }
+        let before = appliedDepth
         appliedDepth = depth
         Self.apply(depth, base: baseTotals, to: &current)
+        noteOldestChanges(from: before, to: depth)
+    }
+
+    /// After events left a destination, or arrived when it had none, its oldest pending
+    /// event is another: none when nothing is pending (known at once), else read again.
+    private func noteOldestChanges(from before: QueueDepth?, to after: QueueDepth) {
+        var changed = false
+        for index in current.destinations.indices {
+            let name = current.destinations[index].name
+            let now = after.destinations[name] ?? DestinationDepth()
+            let was = before?.destinations[name] ?? DestinationDepth()
+            if now.pending == 0 {
+                current.destinations[index].oldestPendingAt = nil
+                continue
+            }
+            let left = now.delivered != was.delivered || now.deadLettered != was.deadLettered
+                || now.filtered != was.filtered || now.dropped != was.dropped
+            if left || was.pending == 0 || current.destinations[index].oldestPendingAt == nil { changed = true }
+        }
+        if changed { askForOldest() }
+    }
+
+    /// Marks the oldest pending events shown as stale and wakes their reader.
+    private func askForOldest() {
+        guard oldestPendingProvider != nil else { return }
+        oldestIsStale = true
+        oldestChangeContinuation.yield()
     }
 
     /// Lifetime totals: the store's counters when the engine opened it, plus what the
@@ -343,6 +424,9 @@ public actor TrackingObserver {
 
     private func publish() {
         let now = wallClock()
+        // Ages and "ok … ago" are measured from the snapshot's time: it is the time it is
+        // published, not the last tick's (a delivery after the tick read "ok 0.0 ms ago").
+        current.time = now
         for index in current.destinations.indices {
             current.destinations[index].stalled = current.destinations[index].isStalled(at: now, threshold: stallThreshold)
             // As its batcher reported it: sending through a whole drain, idle once the drain
