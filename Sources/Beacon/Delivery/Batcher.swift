@@ -333,7 +333,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// Sends the batch `action` (from ``StateMachine/nextBatch(batchSize:)``) asks for.
     /// Returns `false` when there was nothing to send.
     private func sendOne(_ action: StateMachine.Action, settings: EngineSettings) async -> Bool {
-        let next: NextBatch
+        var next: NextBatch
         let limit: Int
         switch action {
         case .send(let ahead, let aheadLimit):
@@ -359,10 +359,12 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             .settle, .settleThenReport, .finishWakes, .finalDrain, .readWave:
             return false
         }
+        var batch = next.batch
+        batch.id = queue.makeBatchID()
+        next.batch = batch
         let events = next.events
         let outgoing = next.batch.events
         let filtered = next.filtered
-        let batch = next.batch
         let last = next.last
 
         let bytes = batch.eventBytes
@@ -437,6 +439,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             through: through, full: wave.count == batches && Self.isFull(wave[wave.count - 1].events, limit: limit, maxBytes: settings.maxBatchBytes))
 
         var records: [BatchRecord] = []
+        for index in wave.indices { wave[index].batch.id = queue.makeBatchID() }
         for next in wave {
             let batch = next.batch
             records.append(BatchRecord(
@@ -639,7 +642,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         guard let last = events.last?.sequence else { return nil }
         let (enriched, filtered) = enrich(events)
         let (send, duplicates) = Self.firstCopies(enriched)
-        var batch = OutgoingBatch(id: queue.makeBatchID(), events: send, attempt: attempt)
+        // Its id is given as it is sent (``sendOne(_:settings:)``, ``sendWave``): a batch
+        // read ahead and dropped after a failure leaves no gap in the history's ids.
+        var batch = OutgoingBatch(id: 0, events: send, attempt: attempt)
         if prepare, !send.isEmpty { batch = destination.sender.prepare(batch) }
         return NextBatch(events: events, batch: batch, filtered: filtered, duplicates: duplicates, last: last)
     }
