@@ -153,7 +153,7 @@ enum Fixtures {
         snapshot.storageProblem = StorageProblem(
             kind: .diskFull, message: "database or disk is full", since: .init(millisecondsSince1970: t0 - 12_500),
             bufferedEvents: 230)
-        snapshot.lastError = "storage: database or disk is full (SQLITE_FULL)"
+        snapshot.noteError("storage: database or disk is full (SQLITE_FULL)", at: .init(millisecondsSince1970: t0 - 12_500))
         return snapshot
     }
 

@@ -67,6 +67,9 @@ public struct EngineSnapshot: Sendable, Hashable {
     public var storageProblem: StorageProblem?
     /// The last problem worth showing (network, auth, storage), if any.
     public var lastError: String?
+    /// When ``lastError`` happened, when known: an error that stands on the screen after
+    /// the outage ended says how old it is.
+    public var lastErrorAt: Timestamp?
 
     // Remote configuration
     /// Where remote configuration stands; `nil` when no ``RemoteConfigSyncer`` reports to
@@ -132,7 +135,8 @@ public struct EngineSnapshot: Sendable, Hashable {
         isReadOnlyMonitor: Bool = false, depth: Int = 0, queuedBytes: Int = 0, deadLetters: Int = 0, buffered: Int = 0,
         depthHistory: [Int] = [], rateIn: Double = 0, rateOut: Double = 0, totals: Totals = Totals(),
         latency: Latency = Latency(), recentBatches: [BatchRecord] = [], destinations: [DestinationStatus] = [],
-        storageProblem: StorageProblem? = nil, lastError: String? = nil, remoteConfig: RemoteConfigSummary? = nil
+        storageProblem: StorageProblem? = nil, lastError: String? = nil, lastErrorAt: Timestamp? = nil,
+        remoteConfig: RemoteConfigSummary? = nil
     ) {
         self.time = time
         self.isOffline = isOffline
@@ -155,11 +159,18 @@ public struct EngineSnapshot: Sendable, Hashable {
         self.destinations = destinations
         self.storageProblem = storageProblem
         self.lastError = lastError
+        self.lastErrorAt = lastErrorAt
         self.remoteConfig = remoteConfig
     }
 }
 
 extension EngineSnapshot {
+    /// Records `message` as the last error, which happened `at`.
+    public mutating func noteError(_ message: String, at time: Timestamp?) {
+        lastError = message
+        lastErrorAt = time
+    }
+
     /// Whether the queue is at a bound (``QueueBounds/isFull(_:)``): new events push the
     /// oldest out. `false` when the bounds are not known.
     public var isQueueFull: Bool {

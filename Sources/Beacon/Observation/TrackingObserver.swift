@@ -114,8 +114,10 @@ public actor TrackingObserver {
         // at most ``Inbox/lazyLimit`` of them wait).
         var urgent = true
         if case .queue(.committed) = event { urgent = subscriberCount.load(ordering: .relaxed) > 0 }
+        // When it happened, not when it is applied: a delivery's or an error's time.
+        let time = wallClock()
         let wake = inbox.withLock { inbox in
-            inbox.events.append(event)
+            inbox.events.append((event, time))
             guard !inbox.woken, urgent || inbox.events.count >= Inbox.lazyLimit else { return false }
             inbox.woken = true
             return true
@@ -192,7 +194,7 @@ public actor TrackingObserver {
             return inbox.events
         }
         guard !events.isEmpty else { return }
-        for event in events { update(with: event) }
+        for (event, time) in events { update(with: event, at: time) }
         publish()
     }
 
@@ -200,14 +202,15 @@ public actor TrackingObserver {
     /// reports it finds waiting).
     public func apply(_ event: EngineEvent) {
         applyInbox()  // the reports made before it come first
-        update(with: event)
+        update(with: event, at: wallClock())
         publish()
     }
 
-    private func update(with event: EngineEvent) {
+    /// Applies `event`, which was reported at `time`.
+    private func update(with event: EngineEvent, at time: Timestamp) {
         switch event {
         case .queue(let queueEvent):
-            apply(queueEvent)
+            apply(queueEvent, at: time)
         case .batchStarted(_, let destination, _, _, _):
             reportedStates[destination] = .sending
             updateDestination(named: destination) { $0.state = .sending }
@@ -220,8 +223,7 @@ public actor TrackingObserver {
             if batches.count > historyLimit { batches.removeLast(batches.count - historyLimit) }
             switch record.outcome {
             case .sent:
-                let now = wallClock()
-                updateDestination(named: record.destination) { $0.lastSuccessAt = now }
+                updateDestination(named: record.destination) { $0.lastSuccessAt = time }
                 current.totals.batchesSent += 1
                 latencies.append(record.duration)
                 current.latency = latencies.latency
@@ -232,7 +234,7 @@ public actor TrackingObserver {
             if record.outcome == .retry || record.outcome == .paused {
                 updateDestination(named: record.destination) { $0.lastStatus = record.status }
             }
-            if let error = record.error { current.lastError = error }
+            if let error = record.error { current.noteError(error, at: time) }
             current.recentBatches = Array(batches)
         case .destination(var status):
             reportedStates[status.name] = status.state
@@ -250,16 +252,16 @@ public actor TrackingObserver {
             }
             // A destination first reported with events waiting: their age is read at once.
             if status.depth > 0, status.oldestPendingAt == nil { askForOldest() }
-            if let error = status.lastError { current.lastError = error }
+            if let error = status.lastError { current.noteError(error, at: time) }
         case .settings(let settings):
             current.isOffline = settings.isOffline
             current.policy = settings.policy
             current.batchSize = settings.batchSize
             current.maxBatchBytes = settings.maxBatchBytes
         case .rejected(let error):
-            current.lastError = "rejected at track: \(error)"
+            current.noteError("rejected at track: \(error)", at: time)
         case .problem(let message):
-            current.lastError = message
+            current.noteError(message, at: time)
         case .remoteConfig(let summary):
             current.remoteConfig = summary
         }
@@ -338,7 +340,7 @@ public actor TrackingObserver {
         publish()
     }
 
-    private func apply(_ event: QueueEvent) {
+    private func apply(_ event: QueueEvent, at time: Timestamp) {
         switch event {
         case .committed(_, let depth), .dropped(_, _, let depth), .settled(_, let depth):
             apply(depth: depth)
@@ -346,7 +348,7 @@ public actor TrackingObserver {
             current.storageProblem = problem
             current.buffered = problem.bufferedEvents
             if let depthProvider { apply(depth: depthProvider()) }
-            current.lastError = "storage \(problem)"
+            current.noteError("storage \(problem)", at: time)
         case .storageRecovered(let depth):
             current.storageProblem = nil
             apply(depth: depth)
@@ -448,7 +450,8 @@ public actor TrackingObserver {
     private struct Inbox {
         /// Commits that may wait unapplied, at most: past it they wake the observer anyway.
         static let lazyLimit = 1_024
-        var events: [EngineEvent] = []
+        /// Each report and when it was made.
+        var events: [(event: EngineEvent, time: Timestamp)] = []
         var woken = false
     }
 

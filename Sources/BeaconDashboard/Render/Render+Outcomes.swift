@@ -22,7 +22,9 @@ extension Renderer {
             [Span("  p99 ", .dim), Span(p99)],
         ], y: y + 2)
         guard lines >= 3, let lastError = snapshot.lastError else { return }
-        let label = " last error "
+        // How old it is: after an outage ends, the error stays on the screen as history.
+        let age = snapshot.lastErrorAt.map { " (\(Format.elapsed(milliseconds: snapshot.time.millisecondsSince1970 - $0.millisecondsSince1970)) ago)" }
+        let label = " last error\(age ?? "") "
         grid.write(label, x: 0, y: y + 3, style: .dim)
         grid.write(lastError.elidedRight(toWidth: width - DisplayWidth.of(label) - 1),
                    x: DisplayWidth.of(label), y: y + 3, style: .error)

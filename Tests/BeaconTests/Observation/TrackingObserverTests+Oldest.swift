@@ -113,4 +113,17 @@ extension TrackingObserverTests {
         let reads = store.reads.load(ordering: .relaxed)
         #expect(reads <= 2 + Int(seconds * 10) + 1, "\(reads) reads in \(seconds) s for 501 settles")
     }
+
+    @Test func theLastErrorSaysWhenItHappened() async {
+        let (store, clock) = (OldestStore(), SetClock())
+        let observer = Self.oldestObserver(store, clock)
+        let failedAt = clock.read()
+        observer.report(.problem("cannot settle batch 7: disk I/O error"))
+        clock.advance(milliseconds: 5_000)
+        observer.report(.queue(.committed(count: 1, depth: Self.depth(pending: 1, delivered: 0))))
+        let snapshot = await observer.snapshot
+        #expect(snapshot.lastError == "cannot settle batch 7: disk I/O error")
+        #expect(snapshot.lastErrorAt == failedAt, "the time of the error, not of the snapshot")
+        #expect(snapshot.time.millisecondsSince1970 - failedAt.millisecondsSince1970 == 5_000)
+    }
 }

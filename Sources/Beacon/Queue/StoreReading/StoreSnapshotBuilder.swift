@@ -56,9 +56,12 @@ public struct StoreSnapshotBuilder: Sendable {
         for batch in status.recentBatches where batch.outcome == .sent { sent.append(batch.duration) }
         current.latency = TrackingObserver.percentiles(sent)
         if let letter = status.recentDeadLetters.first {
-            current.lastError = "dead letter \(letter.event.name): \(letter.reason)"
+            current.noteError("dead letter \(letter.event.name): \(letter.reason)", at: letter.failedAt)
+        } else if let failed = status.recentBatches.first(where: { $0.error != nil }), let error = failed.error {
+            current.noteError(error, at: failed.startedAt)
         } else {
-            current.lastError = status.recentBatches.first(where: { $0.error != nil })?.error
+            current.lastError = nil
+            current.lastErrorAt = nil
         }
         current.destinations = status.destinations.keys.sorted().map { name in
             // The store keeps each destination's depth; its latest batch tells whether it is failing.
@@ -79,7 +82,7 @@ public struct StoreSnapshotBuilder: Sendable {
     /// The last snapshot, with the read failure as its last error.
     public mutating func failure(_ error: any Error, elapsed: Duration, time: Timestamp = .now()) -> EngineSnapshot {
         current.time = time
-        current.lastError = "cannot read the store: \(error)"
+        current.noteError("cannot read the store: \(error)", at: time)
         sampleDepth(current.depth, elapsed: elapsed)
         return current
     }
