@@ -51,6 +51,26 @@ struct InputRefusalTests {
         #expect(!result.stderr.contains("free"), "\(result.stderr)")
     }
 
+    /// The collector binds as the agent does, `--listen HOST:PORT`, or by `--host` and
+    /// `--port`; never both (one would be ignored in silence).
+    @Test func theCollectorTakesListenAsTheAgentDoes() async throws {
+        for (arguments, says) in [
+            (["--listen", "127.0.0.1:0", "--port", "0"], "not both"), (["--listen", "127.0.0.1:0", "--host", "::1"], "not both"),
+            (["--listen", "x"], "is not HOST:PORT"), (["--listen", "127.0.0.1:70000"], "is not 0...65535"),
+            (["--listen", "999.1.1.1:0"], "not a valid"),
+        ] {
+            let result = try await BeaconProcess.run(["collector"] + arguments, stdinBytes: nil, limit: .seconds(20))
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(says), "\(arguments): \(result.stderr)")
+        }
+        let directory = try BeaconProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let collector = try RunningCollector(arguments: [], directory: directory, bind: ["--listen", "127.0.0.1:0"])
+        defer { collector.stop() }
+        let address = try await collector.address()
+        #expect(address.hasPrefix("http://127.0.0.1:") && address != "http://127.0.0.1:0", "\(address)")
+    }
+
     @Test(arguments: [
         ["track", "--db", "/proc/nope/x"],
         ["flush", "--db", "/proc/nope/x", "--endpoint", "log:"],

@@ -112,12 +112,13 @@ final class RunningCollector {
     let process = ChildProcess()
     let output: String
 
-    /// Starts the collector on `port` (0: a free one) with `arguments`, its output in `directory`.
-    init(arguments: [String], directory: String, port: Int = 0) throws {
+    /// Starts the collector on `port` (0: a free one) with `arguments`, its output in
+    /// `directory`; `bind` replaces `--port PORT` when given (`["--listen", "127.0.0.1:0"]`).
+    init(arguments: [String], directory: String, port: Int = 0, bind: [String]? = nil) throws {
         output = directory + "/collector-\(UUID().uuidString).out"
         FileManager.default.createFile(atPath: output, contents: nil)
         process.executableURL = URL(fileURLWithPath: BeaconProcess.path)
-        process.arguments = ["collector", "--port", String(port), "--log-level", "warning"] + arguments
+        process.arguments = ["collector"] + (bind ?? ["--port", String(port)]) + ["--log-level", "warning"] + arguments
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         process.standardError = FileHandle.nullDevice
         try process.run()

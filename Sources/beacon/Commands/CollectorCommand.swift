@@ -22,11 +22,14 @@ struct CollectorCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Address to bind.")
-    var host = "127.0.0.1"
+    @Option(help: "Address to bind. (default: 127.0.0.1)")
+    var host: String?
 
-    @Option(parsing: .unconditional, help: "Port to bind; 0 picks a free one.")
-    var port = 8088
+    @Option(parsing: .unconditional, help: "Port to bind; 0 picks a free one. (default: 8088)")
+    var port: Int?
+
+    @Option(help: "HOST:PORT to bind, as 'beacon agent --listen' takes it (instead of --host and --port).")
+    var listen: String?
 
     @Option(help: "SQLite file for received events (in memory when omitted).")
     var db: String?
@@ -109,12 +112,7 @@ struct CollectorCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(Self.namingFlags(error.message))
         }
-        if let problem = HostCheck.problem(host) {
-            throw ValidationError("--host \(host.debugDescription) \(problem)")
-        }
-        guard (0...65_535).contains(port) else {
-            throw ValidationError("--port \(port) is out of range; use 0 (any free port) to 65535.")
-        }
+        _ = try address()
         guard Self.eventBytes.contains(maxEventBytes) else {
             throw ValidationError("--max-event-bytes must be 1...\(Self.eventBytes.upperBound), not \(maxEventBytes).")
         }
@@ -193,7 +191,30 @@ struct CollectorCommand: AsyncParsableCommand {
             maxBatchEvents: maxBatchEvents, down: down)
     }
 
+    /// Where to bind: `--listen`, or `--host` and `--port` (their defaults for those not given).
+    func address() throws -> (host: String, port: Int) {
+        if let listen {
+            guard host == nil, port == nil else {
+                throw ValidationError("give --listen HOST:PORT, or --host and --port, not both")
+            }
+            do {
+                return try AgentAddress.listen(listen)
+            } catch {
+                throw ValidationError(error.message)
+            }
+        }
+        let (host, port) = (host ?? "127.0.0.1", port ?? 8088)
+        if let problem = HostCheck.problem(host) {
+            throw ValidationError("--host \(host.debugDescription) \(problem)")
+        }
+        guard (0...65_535).contains(port) else {
+            throw ValidationError("--port \(port) is out of range; use 0 (any free port) to 65535.")
+        }
+        return (host, port)
+    }
+
     func run() async throws {
+        let (host, port) = try address()
         var logger = Logger(label: "beacon.collector") { label in StreamLogHandler.standardError(label: label) }
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         var configuration = CollectorConfiguration(
