@@ -40,7 +40,10 @@ struct BeaconCommand: AsyncParsableCommand {
             }
         } catch {
             if exitCode(for: error) == .success { exitAfterHelp(for: error, routed: routed) }
-            Output.error("beacon: \(routed.map { $0.message(for: error) } ?? message(for: error)) (see 'beacon help')")
+            let text = routed.map { $0.message(for: error) } ?? message(for: error)
+            let hinted = Self.hinted(
+                text, arguments: routed == nil ? arguments : Array(arguments.dropFirst(2)), root: routed ?? BeaconCommand.self)
+            Output.error("beacon: \(hinted) (see 'beacon help')")
             Glibc.exit(2)
         }
         do {

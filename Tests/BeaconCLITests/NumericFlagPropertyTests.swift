@@ -176,5 +176,11 @@ struct NumericFlagPropertyTests {
         #expect(lines.count == 1, "\(arguments): one line, got \(result.stderr)")
         #expect(result.stderr.contains(flag), "\(arguments): the line must name \(flag): \(result.stderr)")
         #expect(result.stdout.isEmpty, "\(arguments): \(result.stdout)")
+        // A value the flag's type cannot read says what the flag wants (its help), not
+        // only ArgumentParser's "The value 'x' is invalid for '--flag <flag>'".
+        if result.stderr.hasPrefix("beacon: The value "), !result.stderr.contains("Please provide one of") {
+            #expect(!result.stderr.contains(">' (see 'beacon help')") && result.stderr.contains(">': "),
+                    "\(arguments): the line must say what \(flag) takes: \(result.stderr)")
+        }
     }
 }
