@@ -167,6 +167,9 @@ struct CtlCommand: AsyncParsableCommand {
                 case .success(let result):
                     Output.json(result.jsonString)
                     printed += 1
+                    // Stop once the output is lost: its reader left (`| head -3`: exit 0) or
+                    // a write failed (exit 1, said by the command's ending).
+                    if Output.readerGone || Output.failure != nil { return false }
                     return printed < (limit ?? Int.max)
                 }
             }

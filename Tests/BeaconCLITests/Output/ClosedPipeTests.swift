@@ -116,4 +116,19 @@ struct ClosedPipeTests {
         #expect(!full.signalled && full.status == 1, "exit \(full.status): \(full.stderr)")
         #expect(full.stderr == "beacon: cannot write to standard output: No space left on device\n", "\(full.stderr)")
     }
+
+    /// `ctl watch` prints until interrupted: once its output is lost it must stop, not
+    /// poll the engine for ever writing nowhere.
+    @Test("ctl watch stops when its reader leaves (exit 0) and when stdout fails (exit 1)")
+    func watchStopsWithItsOutput() async throws {
+        let served = try await CtlCommandTests.Served.start()
+        let watch = ["ctl", "--db", served.store, "watch", "--interval-ms", "100"]
+        let run = try await Self.run(watch, readingLines: 2, in: served.directory)
+        Self.expectQuiet(run, "ctl watch | head -2")
+        #expect(run.linesRead.count == 2 && run.linesRead.allSatisfy { $0.hasPrefix("{") }, "\(run.linesRead)")
+        let full = try await Self.run(watch, readingLines: 0, stdoutFile: "/dev/full", in: served.directory)
+        #expect(!full.signalled && full.status == 1, "exit \(full.status): \(full.stderr)")
+        #expect(full.stderr == "beacon: cannot write to standard output: No space left on device\n", "\(full.stderr)")
+        try await served.stop()
+    }
 }
