@@ -32,35 +32,32 @@ final class StoreFactsCache: Sendable {
     /// nothing changed since it was read; `nil` when the store cannot be read now. One
     /// row per destination, read by its primary key: cheap enough to ask after a settle.
     func oldestPending() async -> [String: Timestamp]? {
-        let generation = cell.withLock { cell -> UInt64? in
-            if let cached = cell.oldestPending, cached.generation == cell.generation { return nil }
-            return cell.generation
-        }
-        guard let generation else { return cell.withLock { $0.oldestPending?.value } }
-        do {
-            let value = try await queue.oldestPending()
-            cell.withLock { $0.oldestPending = (generation, value) }
-            readProblem.clear()
-            return value
-        } catch {
-            report(error)
-            return nil
-        }
+        await cached(\.oldestPending) { [queue] () async throws -> [String: Timestamp] in try await queue.oldestPending() }
     }
 
     /// The newest dead letters (at most ``DeadLetterSummary/snapshotLimit``), cached the
     /// same way; `nil` when the store cannot be read now.
     func deadLetters() async -> [DeadLetterSummary]? {
+        await cached(\.deadLetters) { [queue] () async throws -> [DeadLetterSummary] in
+            // Only when there are any: most stores have none, and this read is the larger one.
+            guard queue.depth.deadLetters > 0 else { return [] }
+            return try await queue.deadLetters(limit: DeadLetterSummary.snapshotLimit).map(DeadLetterSummary.init)
+        }
+    }
+
+    /// The value at `fact`, read again by `read` only when the queue changed since.
+    private func cached<Value: Sendable>(
+        _ fact: WritableKeyPath<Cached, (generation: UInt64, value: Value)?> & Sendable,
+        read: () async throws -> Value
+    ) async -> Value? {
         let generation = cell.withLock { cell -> UInt64? in
-            if let cached = cell.deadLetters, cached.generation == cell.generation { return nil }
+            if let cached = cell[keyPath: fact], cached.generation == cell.generation { return nil }
             return cell.generation
         }
-        guard let generation else { return cell.withLock { $0.deadLetters?.value } }
+        guard let generation else { return cell.withLock { $0[keyPath: fact]?.value } }
         do {
-            // Only when there are any: most stores have none, and this read is the larger one.
-            let letters = queue.depth.deadLetters > 0 ? try await queue.deadLetters(limit: DeadLetterSummary.snapshotLimit) : []
-            let value = letters.map(DeadLetterSummary.init)
-            cell.withLock { $0.deadLetters = (generation, value) }
+            let value = try await read()
+            cell.withLock { $0[keyPath: fact] = (generation, value) }
             readProblem.clear()
             return value
         } catch {
