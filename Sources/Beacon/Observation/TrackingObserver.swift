@@ -303,7 +303,9 @@ public actor TrackingObserver {
             return false
         }
         for index in current.destinations.indices {
-            current.destinations[index].oldestPendingAt = oldest[current.destinations[index].name]
+            // One emptied while the store was read has no oldest, whatever the read found.
+            let destination = current.destinations[index]
+            current.destinations[index].oldestPendingAt = destination.depth > 0 ? oldest[destination.name] : nil
         }
         return true
     }
@@ -382,13 +384,20 @@ public actor TrackingObserver {
             let name = current.destinations[index].name
             let now = after.destinations[name] ?? DestinationDepth()
             let was = before?.destinations[name] ?? DestinationDepth()
-            if now.pending == 0 {
+            // Pending as the console shows it (every event, for one not registered yet).
+            let (pendingNow, pendingBefore) = (after.pending(for: name), before?.pending(for: name) ?? 0)
+            if pendingNow == 0 {
                 current.destinations[index].oldestPendingAt = nil
+                continue
+            }
+            if pendingBefore == 0 {
+                current.destinations[index].oldestPendingAt = nil  // events arrived: their age is read
+                changed = true
                 continue
             }
             let left = now.delivered != was.delivered || now.deadLettered != was.deadLettered
                 || now.filtered != was.filtered || now.dropped != was.dropped
-            if left || was.pending == 0 || current.destinations[index].oldestPendingAt == nil { changed = true }
+            if left || current.destinations[index].oldestPendingAt == nil { changed = true }
         }
         if changed { askForOldest() }
     }

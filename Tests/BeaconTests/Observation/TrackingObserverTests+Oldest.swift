@@ -126,4 +126,69 @@ extension TrackingObserverTests {
         #expect(snapshot.lastErrorAt == failedAt, "the time of the error, not of the snapshot")
         #expect(snapshot.time.millisecondsSince1970 - failedAt.millisecondsSince1970 == 5_000)
     }
+
+    /// A read of the oldest events that the store answers only when the test says so.
+    final class HeldRead: Sendable {
+        let entered: AsyncStream<Void>
+        private let enteredContinuation: AsyncStream<Void>.Continuation
+        private let release = Mutex<CheckedContinuation<[String: Timestamp], Never>?>(nil)
+        let calls = Atomic<Int>(0)
+        let first: [String: Timestamp]
+
+        init(first: [String: Timestamp]) {
+            self.first = first
+            (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
+        }
+
+        /// The first read answers `first` at once; the second waits for ``answer(_:)``.
+        func read() async -> [String: Timestamp]? {
+            guard calls.add(1, ordering: .relaxed).newValue > 1 else { return first }
+            return await withCheckedContinuation { continuation in
+                release.withLock { $0 = continuation }
+                enteredContinuation.yield()
+            }
+        }
+
+        func answer(_ value: [String: Timestamp]) {
+            release.withLock { $0?.resume(returning: value); $0 = nil }
+        }
+    }
+
+    /// A destination emptied while its oldest event was being read shows none, whatever
+    /// the read found (it looked before the last events left).
+    @Test func aDestinationEmptiedDuringTheReadShowsNoOldest() async {
+        let clock = SetClock()
+        let (a, b) = (Timestamp(millisecondsSince1970: 1_799_999_990_000), Timestamp(millisecondsSince1970: 1_799_999_991_000))
+        let held = HeldRead(first: ["a": a, "b": a])
+        let observer = TrackingObserver(
+            settings: EngineSettings(), depth: QueueDepth(), storePath: "store", endpoint: "test",
+            sleep: { _ in try await Task.sleep(for: .seconds(3600)) },
+            oldestPendingProvider: { await held.read() }, wallClock: { clock.read() })
+        func depth(a: Int, b: Int, delivered: Int) -> QueueDepth {
+            QueueDepth(
+                events: max(a, b), destinations: ["a": DestinationDepth(pending: a, delivered: delivered), "b": DestinationDepth(pending: b)])
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await observer.run() }
+            for name in ["a", "b"] {
+                observer.report(.destination(DestinationStatus(name: name, endpoint: "test", depth: 0, state: .idle)))
+            }
+            observer.report(.queue(.committed(count: 3, depth: depth(a: 3, b: 3, delivered: 0))))
+            #expect(await observer.firstSnapshot(within: .seconds(10)) { $0.destinations.allSatisfy { $0.oldestPendingAt == a } } != nil)
+
+            clock.advance(milliseconds: 1_000)
+            observer.report(.queue(.settled(
+                BatchSettlement(record: Self.record(1), delivered: [1], through: 1), depth: depth(a: 2, b: 3, delivered: 1))))
+            var entered = held.entered.makeAsyncIterator()
+            _ = await entered.next()  // the read after the first settle is under way
+            observer.report(.queue(.settled(
+                BatchSettlement(record: Self.record(2), delivered: [2, 3], through: 3), depth: depth(a: 0, b: 3, delivered: 3))))
+            _ = await observer.snapshot  // the second settle applied
+            held.answer(["a": a, "b": b])  // what the store held when the read looked
+            let read = await observer.firstSnapshot(within: .seconds(10)) { $0.destinations.last?.oldestPendingAt == b }
+            #expect(read != nil, "the read landed")
+            #expect(read?.destinations.first?.oldestPendingAt == nil, "a is empty: \(String(describing: read?.destinations.first))")
+            group.cancelAll()
+        }
+    }
 }
