@@ -12,13 +12,24 @@ final class SnapshotInbox {
 
     /// Starts reading `snapshots` on the main actor.
     init(_ snapshots: AsyncStream<EngineSnapshot>) {
+        // The task's own closure holds no snapshot: Swift 6.3's release build of a task
+        // whose first frame held one (544 bytes) crashed in `Task.init`, copying from a
+        // null pointer, as every dashboard started. The loop runs in a function it calls.
         task = Task { @MainActor [weak self] in
-            for await snapshot in snapshots {
-                guard let self else { return }
+            await Self.read(snapshots) { [weak self] snapshot in
+                guard let self else { return false }
                 self.latest = snapshot
                 self.generation &+= 1
+                return true
             }
             self?.isFinished = true
+        }
+    }
+
+    /// Hands each of `snapshots` to `keep` until the stream ends or `keep` returns `false`.
+    private static func read(_ snapshots: AsyncStream<EngineSnapshot>, _ keep: (EngineSnapshot) -> Bool) async {
+        for await snapshot in snapshots {
+            guard keep(snapshot) else { return }
         }
     }
 

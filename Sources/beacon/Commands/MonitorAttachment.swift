@@ -65,15 +65,20 @@ final class MonitorAttachment: Sendable {
     func snapshots(from store: AsyncStream<EngineSnapshot>) -> AsyncStream<EngineSnapshot> {
         let (stream, continuation) = AsyncStream.makeStream(of: EngineSnapshot.self, bufferingPolicy: .bufferingNewest(1))
         let poller = Task { await self.poll() }
-        let relay = Task {
-            for await snapshot in store { continuation.yield(self.overlay(snapshot)) }
-            continuation.finish()
-        }
+        // The loop runs in a function the task calls, not in the task's own closure (see
+        // `SnapshotInbox.init`: Swift 6.3 miscompiled such a task as the snapshot grew).
+        let relay = Task { await self.relay(store, to: continuation) }
         continuation.onTermination = { _ in
             poller.cancel()
             relay.cancel()
         }
         return stream
+    }
+
+    /// Yields each of `store` with the engine's settings laid over it, then finishes.
+    private func relay(_ store: AsyncStream<EngineSnapshot>, to continuation: AsyncStream<EngineSnapshot>.Continuation) async {
+        for await snapshot in store { continuation.yield(overlay(snapshot)) }
+        continuation.finish()
     }
 
     /// Sends an engine action as a control command; refusals go to the log.
