@@ -8,6 +8,11 @@ import Glibc
 enum BeaconProcess {
     /// The executable: beside the test bundle (`.build/<config>/beacon`).
     static let path: String = {
+        // `BEACON_TEST_BINARY=.build/release/beacon swift test --skip-build --filter Tmux`
+        // runs the terminal tests against a release build (see the README's dashboard section).
+        if let given = ProcessInfo.processInfo.environment["BEACON_TEST_BINARY"], !given.isEmpty {
+            return URL(fileURLWithPath: given).standardizedFileURL.path
+        }
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         var candidates = [bundle.appendingPathComponent("beacon").path]
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
