@@ -9,26 +9,33 @@ enum AgentAddress {
         let portText: Substring
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
-                throw .badInput("--listen \(text.debugDescription) is not [IPv6]:PORT; use e.g. [::1]:8090 or 127.0.0.1:8090")
+                throw .badInput("--listen \(shown(text)) is not [IPv6]:PORT; use e.g. [::1]:8090 or 127.0.0.1:8090")
             }
             host = text[text.index(after: text.startIndex)..<close]
             portText = text[text.index(close, offsetBy: 2)...]
         } else {
             guard let colon = text.lastIndex(of: ":"), text.firstIndex(of: ":") == colon else {
-                throw .badInput("--listen \(text.debugDescription) is not HOST:PORT; use e.g. 127.0.0.1:8090")
+                throw .badInput("--listen \(shown(text)) is not HOST:PORT; use e.g. 127.0.0.1:8090")
             }
             host = text[..<colon]
             portText = text[text.index(after: colon)...]
         }
         if let problem = HostCheck.problem(String(host)) {
-            throw .badInput("--listen: the host \(String(host).debugDescription) \(problem)")
+            throw .badInput("--listen: the host \(shown(host)) \(problem)")
         }
         guard portText.allSatisfy({ $0.isASCII && $0.isNumber }), portText.count <= 5, let port = Int(portText),
               (0...65_535).contains(port)
         else {
-            throw .badInput("--listen: the port \(String(portText).debugDescription) is not 0...65535 (0 picks a free port)")
+            throw .badInput("--listen: the port \(shown(portText)) is not 0...65535 (0 picks a free port)")
         }
         return (String(host), port)
+    }
+
+    /// `text` quoted for an error line, cut after 64 characters (a 100,000-character
+    /// host made a 100 KB line).
+    static func shown(_ text: some StringProtocol) -> String {
+        guard text.count > 64 else { return String(text).debugDescription }
+        return String(text.prefix(64)).debugDescription + "… (\(text.utf8.count) bytes)"
     }
 
     /// `--endpoint [NAME=]URL`: the destination's name (`default` for the first unnamed

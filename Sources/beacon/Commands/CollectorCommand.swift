@@ -205,7 +205,7 @@ struct CollectorCommand: AsyncParsableCommand {
         }
         let (host, port) = (host ?? "127.0.0.1", port ?? 8088)
         if let problem = HostCheck.problem(host) {
-            throw ValidationError("--host \(host.debugDescription) \(problem)")
+            throw ValidationError("--host \(AgentAddress.shown(host)) \(problem)")
         }
         guard (0...65_535).contains(port) else {
             throw ValidationError("--port \(port) is out of range; use 0 (any free port) to 65535.")
