@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconWire
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,10 +10,15 @@ struct BeaconCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon",
         abstract: "Durable event tracking: an engine, its collector and a live dashboard.",
+        discussion: """
+            Shell completions: 'beacon --generate-completion-script bash|zsh|fish' (docs/cli.md says where each goes). \
+            The manual: docs/cli.md, and 'man ./docs/man/beacon.1' in a clone.
+            """,
+        version: BeaconVersion.current,
         subcommands: [
             DemoCommand.self, MonitorCommand.self, CollectorCommand.self, TrackCommand.self, FlushCommand.self,
             StatusCommand.self, CtlCommand.self, DeadCommand.self, AgentCommand.self, SyncCommand.self,
-            BenchCommand.self, SimulateCommand.self,
+            BenchCommand.self, SimulateCommand.self, VersionCommand.self,
         ],
         defaultSubcommand: DemoCommand.self
     )

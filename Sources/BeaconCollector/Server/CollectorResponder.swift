@@ -66,14 +66,14 @@ struct CollectorResponder: HTTPResponder {
         case .health:
             let health = await core.store.health()
             guard let kind = health.kind else {
-                let body = #"{"status":"ok","uptimeSeconds":\#(core.stats.elapsed())}"#
+                let body = #"{"status":"ok","uptimeSeconds":\#(core.stats.elapsed()),"version":"\#(BeaconVersion.current)"}"#
                 return .response(ResponseBuilder.json(Array(body.utf8)))
             }
             // A shared database is reported: 503 while it cannot be reached, so a load
             // balancer sends traffic elsewhere until it is back.
             let document = StoreHealthDocument(
                 status: health.problem == nil ? "ok" : "unavailable", store: kind, problem: health.problem,
-                uptimeSeconds: core.stats.elapsed())
+                uptimeSeconds: core.stats.elapsed(), version: BeaconVersion.current)
             return .response(ResponseBuilder.json(try Self.encode(document), status: health.problem == nil ? 200 : 503))
         case .stats:
             var stats = core.stats.snapshot()
@@ -153,6 +153,8 @@ struct StoreHealthDocument: Encodable {
     var store: String
     var problem: String?
     var uptimeSeconds: Double
+    /// The collector's build (``BeaconVersion/current``).
+    var version: String
 }
 
 /// The body of `GET/PUT /admin/faults`: the live plan, its preset name and the seed.

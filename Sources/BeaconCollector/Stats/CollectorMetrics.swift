@@ -1,3 +1,4 @@
+import BeaconWire
 import CoreMetrics
 import Prometheus
 import Synchronization
@@ -28,9 +29,16 @@ final class CollectorMetrics: Sendable {
     /// `# HELP` text by metric name, beside the collector's own.
     private let described = Mutex<[String: String]>([:])
 
+    /// The build's version, as Prometheus' `*_build_info` convention has it: a gauge at 1
+    /// whose label is the version (`beacon_build_info{version="0.6.0"} 1`), the same name
+    /// from a collector and an agent.
+    static let buildInfoName = "beacon_build_info"
+
     init(prefix: String = CollectorConfiguration.defaultMetricsPrefix, exportsStoreTotals: Bool = true) {
         self.prefix = prefix
         factory = PrometheusMetricsFactory(registry: registry)
+        CoreMetrics.Gauge(label: Self.buildInfoName, dimensions: [("version", BeaconVersion.current)], factory: factory)
+            .record(1)
         received = CoreMetrics.Counter(label: prefix + "_events_received_total", factory: factory)
         stored = CoreMetrics.Counter(label: prefix + "_events_stored_total", factory: factory)
         duplicates = CoreMetrics.Counter(label: prefix + "_events_duplicate_total", factory: factory)
@@ -98,6 +106,7 @@ final class CollectorMetrics: Sendable {
     func prometheusText() -> String {
         var help = described.withLock { $0 }
         for (suffix, text) in Self.help { help[prefix + suffix] = text }
+        help[Self.buildInfoName] = "Always 1; its version label is the build's (BeaconVersion, as beacon --version prints it)."
         return PrometheusHelp.insert(help, into: registry.emitToString())
     }
 

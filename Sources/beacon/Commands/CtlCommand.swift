@@ -203,6 +203,7 @@ struct CtlCommand: AsyncParsableCommand {
             Output.line("the engine's status is not one this beacon reads; as JSON:")
             return Output.json(result.jsonString)
         }
+        Output.line("version      \(report.version.map(PrintableText.line) ?? "unknown (an engine before 0.6.0)")")
         Output.line("policy       \(PrintableText.line(report.policy))")
         Output.line("batch size   \(report.batchSize)")
         Output.line("offline      \(report.offline ? "yes" : "no")")

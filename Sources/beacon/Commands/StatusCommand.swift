@@ -53,7 +53,8 @@ struct StatusCommand: AsyncParsableCommand {
         let totals = status.totals
         Output.line("lifetime     \(totals.committed) committed, \(totals.delivered) delivered, \(totals.deadLettered) dead-lettered, \(totals.dropped) dropped")
         if let report {
-            Output.line("engine       serving: \(report.offline ? "offline" : "online"), policy \(PrintableText.line(report.policy)), batch \(report.batchSize)")
+            let version = report.version.map { "beacon \(PrintableText.line($0))" } ?? "a beacon before 0.6.0"
+            Output.line("engine       serving: \(report.offline ? "offline" : "online"), policy \(PrintableText.line(report.policy)), batch \(report.batchSize), \(version)")
         } else if let unknown {
             let socket = ControlProtocol.socketPath(forStore: db)
             let reason = unknown.contains(socket) ? unknown : "\(unknown) (on \(socket))"

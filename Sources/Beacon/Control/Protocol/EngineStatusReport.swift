@@ -9,6 +9,9 @@ import Foundation
 /// carries (the next retry, who paused it, the last error): what the engine does not know
 /// is absent, never a default.
 public struct EngineStatusReport: Codable, Sendable, Hashable {
+    /// The version of the engine that answered (``BeaconVersion/current`` of its build;
+    /// absent from an engine before 0.6.0).
+    public var version: String?
     /// The flush policy in force, as its text (`count 100 or every 5s`).
     public var policy: String
     public var batchSize: Int
@@ -33,6 +36,7 @@ public struct EngineStatusReport: Codable, Sendable, Hashable {
         policy: String, batchSize: Int, offline: Bool, depth: Int, deadLetters: Int, deadLettersRetried: Int,
         deadLettersPurged: Int, store: String, queue: Queue, destinations: [Destination], commands: Commands? = nil
     ) {
+        version = BeaconVersion.current
         self.policy = policy
         self.batchSize = batchSize
         self.offline = offline

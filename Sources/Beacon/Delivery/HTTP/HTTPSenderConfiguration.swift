@@ -1,3 +1,4 @@
+import BeaconWire
 import Foundation
 
 /// How an ``HTTPSender`` reaches its destination. The endpoint is checked when the
