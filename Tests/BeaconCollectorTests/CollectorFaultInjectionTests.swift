@@ -90,7 +90,7 @@ struct CollectorFaultInjectionTests {
                 let notJSON = try await call(client, .put, "/admin/faults", body: bytes("down please"))
                 #expect(notJSON.errorCode == "invalid_fault_plan")
 
-                let up = try await call(client, .put, "/admin/faults", body: bytes(#"{"down":false,"throttleRate":1,"retryAfterSeconds":3}"#))
+                let up = try await call(client, .put, "/admin/faults", body: bytes(#"{"down":false,"throttleRate":1,"retryAfter":3}"#))
                 #expect(up.status == 200)
                 #expect(up.json["down"] as? Bool == false)
                 let throttled = try await call(client, .post, "/v1/batch", body: batchBody([trackJSON(messageId: "d-1")]))
@@ -104,6 +104,41 @@ struct CollectorFaultInjectionTests {
             }
             #expect(collector.faultPlan() == FaultPlan.none)
             #expect(try await collector.storedMessageIds() == ["d-1"])
+        }
+    }
+
+    @Test("The fault API's keys are the flags' names; the former names still read; an unknown key is refused by name")
+    func faultKeysAreNamedAsTheFlags() async throws {
+        try await withCollector { collector, port in
+            try await withClient(port: port) { client in
+                let current = try await call(client, .put, "/admin/faults", body: bytes(#"{"latencyMs":5,"retryAfter":7,"throttleRate":0.5}"#))
+                #expect(current.status == 200, "\(current.text)")
+                #expect(current.json["latencyMs"] as? Int == 5 && current.json["retryAfter"] as? Int == 7, "\(current.text)")
+                #expect(current.json["latencyMilliseconds"] == nil && current.json["retryAfterSeconds"] == nil, "\(current.text)")
+                #expect(collector.faultPlan() == FaultPlan(throttleRate: 0.5, retryAfterSeconds: 7, latencyMilliseconds: 5))
+
+                let former = try await call(client, .put, "/admin/faults", body: bytes(#"{"latencyMilliseconds":9,"retryAfterSeconds":3}"#))
+                #expect(former.status == 200 && former.json["latencyMs"] as? Int == 9 && former.json["retryAfter"] as? Int == 3, "\(former.text)")
+
+                let both = try await call(client, .put, "/admin/faults", body: bytes(#"{"latencyMs":1,"latencyMilliseconds":2}"#))
+                #expect(both.status == 400 && both.errorCode == "invalid_fault_plan" && both.text.contains("latencyMilliseconds"), "\(both.text)")
+                let misspelt = try await call(client, .put, "/admin/faults", body: bytes(#"{"latency":200}"#))
+                #expect(misspelt.status == 400 && misspelt.text.contains("'latency' is not a fault plan key"), "\(misspelt.text)")
+                #expect(misspelt.text.contains("latencyMs"), "the refusal lists the keys: \(misspelt.text)")
+                let hostile = try await call(client, .put, "/admin/faults", body: bytes("{\"\(String(repeating: "k", count: 5_000))\\u0000\":1}"))
+                #expect(hostile.status == 400 && hostile.text.count < 1_000, "\(hostile.text.prefix(300))")
+                let range = try await call(client, .put, "/admin/faults", body: bytes(#"{"latencyMs":60001}"#))
+                #expect(range.status == 400 && range.text.contains("latencyMs is 60001"), "\(range.text)")
+
+                // A plan read back is a plan: GET's document (with its preset and seed) PUT again.
+                _ = try await call(client, .put, "/admin/faults", body: bytes(#"{"failRate":0.25}"#))
+                let document = try await call(client, .get, "/admin/faults")
+                #expect(document.json["preset"] as? String == "custom", "\(document.text)")
+                _ = try await call(client, .put, "/admin/faults", body: bytes(#"{"preset":"none"}"#))
+                let roundTrip = try await call(client, .put, "/admin/faults", body: Array(document.text.utf8))
+                #expect(roundTrip.status == 200 && roundTrip.text == document.text, "\(roundTrip.text)")
+            }
+            #expect(collector.faultPlan() == FaultPlan(failRate: 0.25))
         }
     }
 

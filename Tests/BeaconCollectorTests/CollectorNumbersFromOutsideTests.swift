@@ -79,7 +79,7 @@ struct CollectorNumbersFromOutsideTests {
     func faultPlanNumbers() async throws {
         try await withCollector { collector, port in
             try await withClient(port: port) { client in
-                for field in ["failRate", "throttleRate", "retryAfterSeconds", "latencyMilliseconds", "hangRate", "hangSeconds", "resetRate", "maxBatchEvents"] {
+                for field in ["failRate", "throttleRate", "retryAfter", "latencyMs", "retryAfterSeconds", "latencyMilliseconds", "hangRate", "hangSeconds", "resetRate", "maxBatchEvents"] {
                     for number in Self.planNumbers {
                         let answer = try await call(client, .put, "/admin/faults", body: bytes(#"{"\#(field)":\#(number)}"#))
                         let context = "\(field)=\(number): \(answer.status) \(answer.text.prefix(200))"

@@ -107,12 +107,24 @@ struct CollectorResponder: HTTPResponder {
         }
     }
 
-    /// Reads a PUT body: a ``FaultPlan`` object, or `{"preset":"flaky"}`.
+    /// Reads a PUT body: a ``FaultPlan`` object, or `{"preset":"flaky"}`. A body with a
+    /// plan's keys is that plan, whatever its `preset` says: the document `GET` answers
+    /// (`"preset":"custom"` beside the plan) can be sent back as it is.
     static func decodeFaultPlan(_ data: Data) throws(CollectorError) -> FaultPlan {
-        struct PresetRequest: Decodable { var preset: String? }
+        struct PresetRequest: Decodable {
+            var preset: String?
+            /// Whether any key but `preset` and `seed` is present.
+            var hasPlanKeys: Bool
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: FaultPlan.AnyKey.self)
+                preset = try container.decodeIfPresent(String.self, forKey: FaultPlan.AnyKey("preset"))
+                hasPlanKeys = container.allKeys.contains { !FaultPlan.documentKeys.contains($0.stringValue) }
+            }
+        }
         let plan: FaultPlan
         do {
-            if let name = try JSONDecoder().decode(PresetRequest.self, from: data).preset {
+            let request = try JSONDecoder().decode(PresetRequest.self, from: data)
+            if let name = request.preset, !request.hasPlanKeys {
                 guard let preset = FaultPlan.preset(named: name) else {
                     let names = FaultPlan.presets.map(\.name).joined(separator: ", ")
                     throw CollectorError.invalidFaultPlan("unknown preset '\(name)'; use one of \(names).")
@@ -123,6 +135,9 @@ struct CollectorResponder: HTTPResponder {
             }
         } catch let error as CollectorError {
             throw error
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty && context.underlyingError == nil {
+            // The plan's own refusals (a key that is not a plan's, a key given under both names).
+            throw CollectorError.invalidFaultPlan(context.debugDescription + ".")
         } catch {
             throw CollectorError.invalidFaultPlan(
                 "send a JSON object such as {\"failRate\":0.3} or {\"preset\":\"flaky\"} (\(error)).")

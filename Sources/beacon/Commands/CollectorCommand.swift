@@ -18,7 +18,10 @@ struct CollectorCommand: AsyncParsableCommand {
         abstract: "Run the HTTP collector (Segment-compatible /v1/batch) with optional fault injection.",
         discussion: """
             When ready, prints one line to stdout, `listening on http://HOST:PORT`. Port 0 picks a free port.
-            Faults can also be changed at runtime: curl -X PUT http://HOST:PORT/admin/faults -d '{"preset":"flaky"}'.
+            Faults can also be changed at runtime (loopback only): curl -X PUT http://HOST:PORT/admin/faults \
+            -d '{"preset":"flaky"}', or a plan whose keys are the fault flags' names: failRate, throttleRate, \
+            retryAfter, latencyMs, hangRate, hangSeconds, resetRate, maxBatchEvents, down (absent keys: no fault). \
+            GET /admin/faults answers the plan in force.
             """
     )
 
@@ -174,7 +177,7 @@ struct CollectorCommand: AsyncParsableCommand {
     static func namingFlags(_ message: String) -> String {
         let flags = [
             ("failRate", "--fail-rate"), ("throttleRate", "--throttle-rate"), ("hangRate", "--hang-rate"),
-            ("resetRate", "--reset-rate"), ("retryAfterSeconds", "--retry-after"), ("latencyMilliseconds", "--latency-ms"),
+            ("resetRate", "--reset-rate"), ("retryAfter", "--retry-after"), ("latencyMs", "--latency-ms"),
             ("hangSeconds", "--hang-seconds"), ("maxBatchEvents", "--max-batch-events"),
         ]
         var text = message
