@@ -86,11 +86,31 @@ let package = Package(
             ]
         ),
 
+        // The README's example program and the docs' snippets, built with everything else so
+        // that the code they show compiles; DocsAgreementTests checks they show it byte for
+        // byte, and QuickStartTests runs the program against a real collector.
+        .executableTarget(
+            name: "QuickStart",
+            dependencies: [
+                "Beacon", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Examples/QuickStart"
+        ),
+        .target(
+            name: "BeaconSnippets",
+            dependencies: [
+                "Beacon", "BeaconTesting", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Examples/Snippets"
+        ),
+
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire"]),
         .testTarget(
             name: "BeaconTests",
             dependencies: [
-                "Beacon", "BeaconTesting", "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
+                "Beacon", "BeaconTesting", "BeaconSnippets", "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
