@@ -46,7 +46,9 @@ struct BeaconCommand: AsyncParsableCommand {
             }
         } catch {
             if exitCode(for: error) == .success { exitAfterHelp(for: error, routed: routed) }
-            let text = routed.map { $0.message(for: error) } ?? message(for: error)
+            // One line, as every error is: ArgumentParser breaks some of its messages in lines.
+            let text = (routed.map { $0.message(for: error) } ?? message(for: error))
+                .split(separator: "\n").map { $0.trimmingPrefix(while: \.isWhitespace) }.joined(separator: " ")
             let hinted = Self.hinted(
                 text, arguments: routed == nil ? arguments : Array(arguments.dropFirst(2)), root: routed ?? BeaconCommand.self)
             Output.error("beacon: \(hinted) (see 'beacon help')")
