@@ -212,7 +212,7 @@ struct BenchCommand: AsyncParsableCommand {
             values: engine.map { Double(drainEvents) / $0.elapsed.inSeconds },
             baseline: "raw POST of the same gzipped bodies, back to back over one kept-alive connection",
             baselineValues: raw.map { Double(drainEvents) / $0.elapsed.inSeconds }, target: .ratioAtLeast(0.85))
-        figure.details = deliveryDetails(engine: engine, raw: raw, client: client, before: before, after: after)
+        figure.details = deliveryDetails(events: drainEvents, engine: engine, raw: raw, client: client, before: before, after: after)
         figure.details["wireBytesPerEventGzip"] = .double(round2(Double(engine.last?.wireBytes ?? 0) / Double(drainEvents)))
         figure.details["wireBytesPerEventPlain"] = .double(round2(Double(plain.wireBytes) / Double(plainEvents)))
         figure.details["plainEventsPerSecond"] = .double((Double(plainEvents) / plain.elapsed.inSeconds).rounded())
@@ -248,15 +248,15 @@ struct BenchCommand: AsyncParsableCommand {
             values: engine.map(\.elapsed.inSeconds),
             baseline: "raw POST of the same gzipped bodies, back to back over one kept-alive connection",
             baselineValues: raw.map(\.elapsed.inSeconds), target: .ratioAtMost(1.25))
-        figure.details = deliveryDetails(engine: engine, raw: raw, client: client, before: before, after: after)
+        figure.details = deliveryDetails(events: latencyEvents, engine: engine, raw: raw, client: client, before: before, after: after)
         figure.details["medianTrackingSeconds"] = .double(round3(BenchmarkStatistics.median(engine.map(\.tracked.inSeconds))))
         return [figure]
     }
 
     /// CPU, stages and round trips of a delivery benchmark, as JSON details.
     private func deliveryDetails(
-        engine: [DeliveryBenchmark.EngineRun], raw: [DeliveryBenchmark.RawRun], client: [Duration], before: [CollectorStages],
-        after: [CollectorStages]
+        events: Int, engine: [DeliveryBenchmark.EngineRun], raw: [DeliveryBenchmark.RawRun], client: [Duration],
+        before: [CollectorStages], after: [CollectorStages]
     ) -> [String: JSONValue] {
         let stages = EngineStages(medianOf: engine.map(\.stages))
         let rawRoundTrip = BenchmarkStatistics.median(raw.map { BenchmarkStatistics.median($0.roundTrips.map(\.inSeconds)) }) * 1000
@@ -264,6 +264,10 @@ struct BenchCommand: AsyncParsableCommand {
         let afterStages = CollectorStages(medianOf: after)
         progress("  engine stages per batch (median): \(stages.text)")
         let batches = Double(max(1, engine.last?.bodies.count ?? 1))
+        let events = Double(max(1, events))
+        let statementsPerBatch = BenchmarkStatistics.median(engine.map { Double($0.sqlStatements) / Double(max(1, $0.bodies.count)) })
+        let cpuPerEvent = BenchmarkStatistics.median(engine.map(\.engineCPUSeconds)) / events * 1e6
+        progress("  SQL statements of the engine's queue per batch (median): \(round2(statementsPerBatch)); engine CPU per event: \(round2(cpuPerEvent)) µs")
         let clientPerBatch = BenchmarkStatistics.median(client.map(\.inSeconds)) / batches * 1000
         progress("  raw POST round trip per batch (median): \(round3(rawRoundTrip)) ms")
         progress("  the engine's HTTP client alone, same bodies one after another (mean per batch): \(round3(clientPerBatch)) ms")
@@ -283,6 +287,8 @@ struct BenchCommand: AsyncParsableCommand {
             "collector": .string(CollectorProcess.description + (collectorExecutable.map { " (\($0))" } ?? "")),
             "batches": .int(engine.last?.bodies.count ?? 0), "gzipLevel": .int(gzipLevel), "concurrency": .int(concurrency),
             "engineCPUSeconds": .double(round3(BenchmarkStatistics.median(engine.map(\.engineCPUSeconds)))),
+            "engineCPUMicrosecondsPerEvent": .double(round2(cpuPerEvent)),
+            "sqlStatementsPerBatch": .double(round2(statementsPerBatch)),
             "engineCollectorCPUSeconds": .double(round3(BenchmarkStatistics.median(engine.map(\.collectorCPUSeconds)))),
             "rawCollectorCPUSeconds": .double(round3(BenchmarkStatistics.median(raw.map(\.collectorCPUSeconds)))),
             "engineStageMillisecondsPerBatch": stages.json,

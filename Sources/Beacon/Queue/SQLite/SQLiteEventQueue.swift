@@ -79,6 +79,11 @@ public final class SQLiteEventQueue: EventQueue {
         /// While the store keeps failing, how often the log gets a summary line (events
         /// held, events dropped); changes of condition are logged at once. Default 30 s.
         public var logSummaryInterval: Duration = .seconds(30)
+        /// Hears the SQL of every statement the queue's connections run (writer and
+        /// readers; not the checkpointer's), as it starts: for `beacon bench`'s statement
+        /// counts and the tests that check which tables a path reads. `nil` (the default)
+        /// traces nothing.
+        @_spi(Benchmarks) public var statementObserver: (@Sendable (String) -> Void)?
 
         public init() {}
     }
@@ -141,6 +146,13 @@ public final class SQLiteEventQueue: EventQueue {
         var grdb = GRDB.Configuration()
         grdb.busyMode = .timeout(configuration.busyTimeout.inSeconds)
         grdb.label = "beacon.queue"
+        if let observer = configuration.statementObserver {
+            grdb.prepareDatabase { db in
+                db.trace(options: .statement) { event in
+                    if case .statement(let statement) = event { observer(statement.sql) }
+                }
+            }
+        }
         let pool: DatabasePool
         let checkpointer = QueueCheckpointer(path: path)
         let stored: StoreSchema.State

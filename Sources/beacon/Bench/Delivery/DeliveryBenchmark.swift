@@ -1,7 +1,8 @@
-import Beacon
+@_spi(Benchmarks) import Beacon
 import BeaconWire
 import Foundation
 import Logging
+import Synchronization
 
 /// `beacon bench drain` and `beacon bench latency`: the engine and its HTTP sender in
 /// this process, the collector as users run it (``CollectorProcess``: a process of its
@@ -40,6 +41,22 @@ struct DeliveryBenchmark {
         var sending: Duration = .zero
         var afterLastSend: Duration = .zero
         var sendTotal: Duration = .zero
+        /// SQL statements the engine's queue started during the span (its writer and
+        /// readers; the checkpointer's connection is not traced).
+        var sqlStatements = 0
+    }
+
+    /// Counts the statements a queue's connections start (``SQLiteEventQueue/Configuration/statementObserver``).
+    final class StatementCounter: Sendable {
+        private let count = Atomic(0)
+        var value: Int { count.load(ordering: .relaxed) }
+        func reset() { count.store(0, ordering: .relaxed) }
+        /// A queue configuration that counts here.
+        var configuration: SQLiteEventQueue.Configuration {
+            var configuration = SQLiteEventQueue.Configuration()
+            configuration.statementObserver = { [self] _ in self.count.add(1, ordering: .relaxed) }
+            return configuration
+        }
     }
 
     /// What one raw replay measured.
@@ -53,7 +70,8 @@ struct DeliveryBenchmark {
     func drain(events: Int, batchSize: Int, run: Int, gzip: Bool = true) async throws -> EngineRun {
         let path = "\(directory)/drain-\(run)-\(gzip).sqlite"
         defer { EnqueueBenchmark.remove(path) }
-        let queue = TimedQueue(try SQLiteEventQueue(path: path, logger: logger))
+        let statements = StatementCounter()
+        let queue = TimedQueue(try SQLiteEventQueue(path: path, configuration: statements.configuration, logger: logger))
         let filler = Tracker(queue: queue)
         for _ in 0..<events { try filler.track("Benchmark Event", properties: EnqueueBenchmark.properties) }
         await queue.waitForPendingWrites()
@@ -70,18 +88,21 @@ struct DeliveryBenchmark {
         let measured = try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
             let cpuStart = (ProcessCPU.seconds, try collector.cpuSeconds)
+            statements.reset()
             let start = ContinuousClock.now
             await engine.flush()
             _ = await engine.observer.firstSnapshot { $0.totals.delivered >= events }
             let end = ContinuousClock.now
             let cpu = (ProcessCPU.seconds - cpuStart.0, try collector.cpuSeconds - cpuStart.1)
+            let counted = statements.value
             group.cancelAll()
-            return (start, end, cpu)
+            return (start, end, cpu, counted)
         }
         try check(collector, stored: events, what: "drain")
         var result = EngineRun(
             elapsed: measured.0.duration(to: measured.1), engineCPUSeconds: measured.2.0, collectorCPUSeconds: measured.2.1,
             stages: EngineStages(queue: queue, meter: meter), bodies: meter.bodies, wireBytes: meter.bytes)
+        result.sqlStatements = measured.3
         result.split(start: measured.0, end: measured.1, meter: meter)
         return result
     }
@@ -91,7 +112,8 @@ struct DeliveryBenchmark {
     func firstToLast(events: Int, batchSize: Int, run: Int) async throws -> EngineRun {
         let path = "\(directory)/latency-\(run).sqlite"
         defer { EnqueueBenchmark.remove(path) }
-        let queue = TimedQueue(try SQLiteEventQueue(path: path, logger: logger))
+        let statements = StatementCounter()
+        let queue = TimedQueue(try SQLiteEventQueue(path: path, configuration: statements.configuration, logger: logger))
         let collector = try CollectorProcess(executable: collectorExecutable, databasePath: "\(directory)/collector-latency-\(run).sqlite")
         defer { collector.stop() }
         let meter = try meter(port: collector.port, gzip: true)
@@ -102,20 +124,23 @@ struct DeliveryBenchmark {
         let measured = try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
             let cpuStart = (ProcessCPU.seconds, try collector.cpuSeconds)
+            statements.reset()
             let start = ContinuousClock.now
             for _ in 0..<events { try engine.tracker.track("Benchmark Event", properties: EnqueueBenchmark.properties) }
             let tracked = start.duration(to: .now)
             _ = await engine.observer.firstSnapshot { $0.totals.delivered >= events }
             let end = ContinuousClock.now
             let cpu = (ProcessCPU.seconds - cpuStart.0, try collector.cpuSeconds - cpuStart.1)
+            let counted = statements.value
             group.cancelAll()
-            return (start, end, tracked, cpu)
+            return (start, end, tracked, cpu, counted)
         }
         try check(collector, stored: events, what: "latency")
         var result = EngineRun(
             elapsed: measured.0.duration(to: measured.1), tracked: measured.2, engineCPUSeconds: measured.3.0,
             collectorCPUSeconds: measured.3.1, stages: EngineStages(queue: queue, meter: meter), bodies: meter.bodies,
             wireBytes: meter.bytes)
+        result.sqlStatements = measured.4
         result.split(start: measured.0, end: measured.1, meter: meter)
         return result
     }
