@@ -1,4 +1,4 @@
-import Beacon
+@_spi(Testing) import Beacon
 import BeaconWire
 import Foundation
 import GRDB
@@ -180,6 +180,8 @@ struct QueueModelTests {
         }
         #expect(try await letters(sqlite) == (try await letters(model)), "\(at): dead letters")
         #expect(try await sqlite.deadLetterCount() == (try await model.deadLetterCount()), "\(at): dead letters held")
+        // The writer's bookkeeping in memory is the store's, table for table.
+        #expect(try await sqlite.keptBookkeepingMatchesStore() != false, "\(at): the kept bookkeeping differs from the store's")
     }
 
     /// On disk: the `events` view holds as many rows as the depth, and every segment but

@@ -29,10 +29,11 @@ extension LogCursors {
         } ?? 0
     }
 
-    /// Writes what differs from `old`: the floor, the ranges that left, each changed
-    /// destination's ranges (its cursor goes with its row in `destinations`).
-    func write(changedFrom old: LogCursors, _ db: Database) throws {
-        if floor != old.floor {
+    /// Writes what differs from `old`: the floor (unless the caller writes it with the
+    /// store's counters, `floor: false`), the ranges that left, each changed destination's
+    /// ranges (its cursor goes with its row in `destinations`).
+    func write(changedFrom old: LogCursors, _ db: Database, floor writesFloor: Bool = true) throws {
+        if writesFloor, floor != old.floor {
             try db.cachedStatement(sql: "UPDATE queue_state SET floor_seq = ? WHERE id = 1").execute(arguments: [floor])
         }
         if gone != old.gone {

@@ -97,43 +97,42 @@ extension SQLiteEventQueue {
     ) async throws(StorageError) -> DeadLetterChange {
         let result: (Snapshot, DeadLetterChange)
         do {
-            result = try await pool.writeWithoutTransaction { db in
-                try db.inCachedTransaction {
-                    var snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
-                    var counts = try StoreSchema.DeadLetterCounts.read(db)
-                    var change = DeadLetterChange()
-                    var letters: [DeadLetter] = []
-                    switch selection {
-                    case .all:
-                        letters = try DeadLetterRows.all(db, matching: DeadLetterQuery())
-                    case .matching(let query):
-                        letters = try DeadLetterRows.all(db, matching: query)
-                    case .ids(let ids):
-                        var seen = Set<Int64>()
-                        for id in ids where seen.insert(id).inserted {
-                            if let found = try DeadLetterRows.one(db, id: id) { letters.append(found) } else { change.missing.append(id) }
-                        }
+            result = try await writer.transaction { db in
+                var snapshot = try self.writer.bookkeeping(db, order: self.nextTransactionOrder())
+                var counts = try StoreSchema.DeadLetterCounts.read(db)
+                var change = DeadLetterChange()
+                var letters: [DeadLetter] = []
+                switch selection {
+                case .all:
+                    letters = try DeadLetterRows.all(db, matching: DeadLetterQuery())
+                case .matching(let query):
+                    letters = try DeadLetterRows.all(db, matching: query)
+                case .ids(let ids):
+                    var seen = Set<Int64>()
+                    for id in ids where seen.insert(id).inserted {
+                        if let found = try DeadLetterRows.one(db, id: id) { letters.append(found) } else { change.missing.append(id) }
                     }
-                    // An id not found changes nothing: a script learns of it before anything moved.
-                    if !change.missing.isEmpty { return (snapshot, change) }
-                    for letter in letters {
-                        if let reason = try body(letter, &snapshot, &counts, db) {
-                            change.refused.append(DeadLetterChange.Refusal(id: letter.id, reason: reason))
-                            continue
-                        }
-                        try db.run("DELETE FROM dead_letters WHERE rowid = ?", [letter.id])
-                        counts.rows -= 1
-                        change.done.append(letter.id)
-                        change.destinations.insert(letter.destination)
-                    }
-                    if !change.done.isEmpty {
-                        try snapshot.finish(db)
-                        try DeadLetterRows.prune(db)
-                        try counts.write(db)
-                    }
-                    snapshot.deadLetterCounts = counts
-                    return (snapshot, change)
                 }
+                // An id not found changes nothing: a script learns of it before anything moved.
+                if !change.missing.isEmpty { return (snapshot, change) }
+                for letter in letters {
+                    if let reason = try body(letter, &snapshot, &counts, db) {
+                        change.refused.append(DeadLetterChange.Refusal(id: letter.id, reason: reason))
+                        continue
+                    }
+                    try db.run("DELETE FROM dead_letters WHERE rowid = ?", [letter.id])
+                    counts.rows -= 1
+                    change.done.append(letter.id)
+                    change.destinations.insert(letter.destination)
+                }
+                if !change.done.isEmpty {
+                    try snapshot.finish(db)
+                    try DeadLetterRows.prune(db)
+                    try counts.write(db)
+                }
+                snapshot.deadLetterCounts = counts
+                snapshot.deadLetterRows = counts.rows
+                return (snapshot, change)
             }
         } catch {
             throw StorageError(error, path: location)
@@ -145,6 +144,25 @@ extension SQLiteEventQueue {
 
     public func oldestPending() async throws(StorageError) -> [String: Timestamp] {
         guard writer.state.withLock({ state in state.destinations.values.contains { $0.pending > 0 } }) else { return [:] }
+        if let book = writer.keptBookkeeping {
+            // Where each head is, from the kept bookkeeping: one row read per destination.
+            let heads = book.destinations.keys.compactMap { name in
+                book.log.pending(for: name, through: book.last).ranges.first.map { (name, $0.lowerBound) }
+            }
+            do {
+                return try await pool.read { db in
+                    var oldest: [String: Timestamp] = [:]
+                    for (name, head) in heads {
+                        guard let createdAt = try book.segments.createdAt(of: head, db) else { continue }
+                        oldest[name] = Timestamp(millisecondsSince1970: createdAt)
+                    }
+                    return oldest
+                }
+            } catch {
+                // Deliberate: a segment dropped since the bookkeeping was kept; the tables are read below.
+                logger.debug("oldest pending from the kept bookkeeping failed; reading the tables", metadata: ["error": "\(error)"])
+            }
+        }
         do {
             return try await pool.read { db in try Self.oldestPending(db) }
         } catch {

@@ -18,7 +18,10 @@ extension SQLiteEventQueue {
         guard let inStore, inStore > known else { return 0 }
         let snapshot: Snapshot
         do {
-            snapshot = try await pool.write { db in try Snapshot.read(db, order: self.nextTransactionOrder()) }
+            // Another connection wrote: `bookkeeping` sees it in `data_version` and reads the tables.
+            snapshot = try await writer.transaction { db in
+                (try self.writer.bookkeeping(db, order: self.nextTransactionOrder()), ())
+            }.0
         } catch {
             return 0  // as above: the next look tries again; the store's own writes report a fault
         }

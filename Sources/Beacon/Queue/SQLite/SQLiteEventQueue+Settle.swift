@@ -12,37 +12,40 @@ extension SQLiteEventQueue {
         let leased = writer.state.withLock { $0.leasedSizes[destination] ?? LeasedSizes() }
         let result: Snapshot
         do {
-            result = try await pool.writeWithoutTransaction { db in
-                try db.inCachedTransaction {
-                    var snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
-                    try snapshot.register(destination, db)
-                    let last = snapshot.stored.nextSeq - 1
-                    for letter in settlement.deadLetters where snapshot.log.isPending(letter.event.sequence, for: destination, through: last) {
-                        try DeadLetterRows.insert(letter, destination: destination, db)
-                    }
-                    if !settlement.deadLetters.isEmpty { snapshot.deadLetterCounts = try StoreSchema.DeadLetterCounts.read(db) }
-                    var mine = snapshot.destinations[destination] ?? StoreSchema.DestinationState(name: destination)
-                    mine.delivered += try snapshot.markDone(settlement.delivered, by: destination, leased: leased, db)
-                    mine.filtered += try snapshot.markDone(settlement.filtered, by: destination, leased: leased, db)
-                    mine.deadLettered += try snapshot.markDone(
-                        settlement.deadLetters.map(\.event.sequence), by: destination, leased: leased, db)
-                    snapshot.destinations[destination] = mine
-                    let record = settlement.record
-                    try db.run(
-                        """
-                            INSERT OR REPLACE INTO batches (id, destination, started_at, duration_us, events, bytes, attempt, status, outcome, error)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                            """,
-                        [
-                            record.id, record.destination, record.startedAt.millisecondsSince1970,
-                            record.duration.inMicroseconds, record.events, record.bytes, record.attempt, record.status,
-                            record.outcome.rawValue, record.error,
-                        ])
-                    try db.run("DELETE FROM batches WHERE id <= ?", [record.id - historyLimit])
-                    try snapshot.finish(db)
-                    return snapshot
+            result = try await writer.transaction { db in
+                var snapshot = try self.writer.bookkeeping(db, order: self.nextTransactionOrder())
+                try snapshot.register(destination, db)
+                let last = snapshot.stored.nextSeq - 1
+                for letter in settlement.deadLetters where snapshot.log.isPending(letter.event.sequence, for: destination, through: last) {
+                    try DeadLetterRows.insert(letter, destination: destination, db)
                 }
-            }
+                if !settlement.deadLetters.isEmpty {
+                    let counts = try StoreSchema.DeadLetterCounts.read(db)
+                    snapshot.deadLetterCounts = counts
+                    snapshot.deadLetterRows = counts.rows
+                }
+                var mine = snapshot.destinations[destination] ?? StoreSchema.DestinationState(name: destination)
+                mine.delivered += try snapshot.markDone(settlement.delivered, by: destination, leased: leased, db)
+                mine.filtered += try snapshot.markDone(settlement.filtered, by: destination, leased: leased, db)
+                mine.deadLettered += try snapshot.markDone(
+                    settlement.deadLetters.map(\.event.sequence), by: destination, leased: leased, db)
+                snapshot.destinations[destination] = mine
+                let record = settlement.record
+                try db.run(
+                    """
+                        INSERT OR REPLACE INTO batches (id, destination, started_at, duration_us, events, bytes, attempt, status, outcome, error)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    [
+                        record.id, record.destination, record.startedAt.millisecondsSince1970,
+                        record.duration.inMicroseconds, record.events, record.bytes, record.attempt, record.status,
+                        record.outcome.rawValue, record.error,
+                    ])
+                // The history is cut back every 16 batches: it holds at most the limit and 15.
+                if record.id % 16 == 0 { try db.run("DELETE FROM batches WHERE id <= ?", [record.id - historyLimit]) }
+                try snapshot.finish(db)
+                return (snapshot, ())
+            }.0
         } catch {
             throw StorageError(error, path: location)
         }
@@ -74,15 +77,32 @@ extension SQLiteEventQueue {
         /// Set by the transactions that change the dead-letter table or its counters.
         var deadLetterCounts: StoreSchema.DeadLetterCounts?
         /// As read: ``finish(_:)`` writes only what changed.
-        private let readLog: LogCursors
-        private let readDestinations: [String: StoreSchema.DestinationState]
+        private var readLog: LogCursors
+        private var readDestinations: [String: StoreSchema.DestinationState]
+        /// Rows of the dead-letter table (a settle that stores letters and the dead-letter
+        /// operations set it): while it is 0, what leaves the queue needs no look there.
+        var deadLetterRows = 0
+        /// The writer connection's `PRAGMA data_version` when it was read or taken from
+        /// memory (`nil`: not known, so never kept); see ``SQLiteQueueWriter/bookkeeping(_:order:)``.
+        var dataVersion: Int64?
 
+        /// Reads every bookkeeping table. Write transactions take it through
+        /// ``SQLiteQueueWriter/bookkeeping(_:order:)``, which reads only when another
+        /// connection wrote since this process's last transaction.
         static func read(_ db: Database, order: UInt64) throws -> Snapshot {
             let destinations = try StoreSchema.DestinationState.readAll(db)
             let log = try LogCursors.read(db, destinations: destinations)
             return Snapshot(
                 stored: try StoreSchema.State.read(db), destinations: destinations, log: log, segments: try LogSegments.read(db),
-                order: order, readLog: log, readDestinations: destinations)
+                order: order, readLog: log, readDestinations: destinations,
+                deadLetterRows: try StoreSchema.DeadLetterCounts.read(db).rows)
+        }
+
+        /// Whether two snapshots hold the same bookkeeping (the store's tables), whatever
+        /// their order and what they were read as.
+        func sameBookkeeping(as other: Snapshot) -> Bool {
+            stored == other.stored && destinations == other.destinations && log == other.log && segments == other.segments
+                && deadLetterRows == other.deadLetterRows
         }
 
         /// The newest sequence number handed out.
@@ -117,7 +137,8 @@ extension SQLiteEventQueue {
             let count = Int(clamping: left.count)
             let bytes = try leased.bytes(of: left) ?? segments.payloadBytes(of: left, db)
             var deadLettered = 0
-            for range in left.ranges {
+            // Only a store that holds dead letters can count some among what left.
+            for range in left.ranges where deadLetterRows > 0 {
                 deadLettered += try Int.fetchOne(
                     db.cachedStatement(sql: "SELECT count(DISTINCT seq) FROM dead_letters WHERE seq BETWEEN ? AND ?"),
                     arguments: [range.lowerBound, range.upperBound]) ?? 0
@@ -140,9 +161,20 @@ extension SQLiteEventQueue {
             for destination in destinations.values where destination != readDestinations[destination.name] {
                 try destination.write(db)
             }
-            try log.write(changedFrom: readLog, db)
+            try log.write(changedFrom: readLog, db, floor: false)
             try segments.dropThrough(log.floor, db)
-            try stored.write(db, now: Timestamp.now().millisecondsSince1970)
+            try stored.write(db, now: Timestamp.now().millisecondsSince1970, floor: log.floor)
         }
+    }
+}
+
+extension SQLiteEventQueue.Snapshot {
+    /// The bookkeeping a committed transaction left (`kept`), as the state the next
+    /// transaction starts from: what it will change is compared with it.
+    init(continuing kept: SQLiteEventQueue.Snapshot, order: UInt64) {
+        self.init(
+            stored: kept.stored, destinations: kept.destinations, log: kept.log, segments: kept.segments, order: order,
+            readLog: kept.log, readDestinations: kept.destinations, deadLetterRows: kept.deadLetterRows)
+        dataVersion = kept.dataVersion
     }
 }

@@ -69,7 +69,8 @@ public final class SQLiteEventQueue: EventQueue {
         /// Bytes of event JSON in the tail segment from which the next group commit starts
         /// a new one. Default 8 MiB.
         public var segmentBytes = 8 << 20
-        /// Batch history rows kept. Default 1,000.
+        /// Batch history rows kept (up to 15 more: the oldest go 16 batches at a time).
+        /// Default 1,000.
         public var batchHistoryLimit = 1_000
         /// Longest time `append` (and so `track`) waits for room in a full memory buffer
         /// while a commit has not finished (a stuck disk); past it the oldest buffered
@@ -94,7 +95,7 @@ public final class SQLiteEventQueue: EventQueue {
     /// Copies the write-ahead log into the database off the writer's path.
     private let checkpointer: QueueCheckpointer
     let configuration: Configuration
-    private let logger: Logger
+    let logger: Logger
     /// The one writer: commits, the state every transaction updates, and the listeners.
     let writer: SQLiteQueueWriter
 
@@ -331,6 +332,8 @@ public final class SQLiteEventQueue: EventQueue {
         case .some(.none):
             break
         }
+        // Written outside a transaction of the writer's: the next reads the tables.
+        writer.forgetBookkeeping()
         if case .some(.none) = failure {
             writer.state.withLock { state in
                 state.unrecordedDrops -= unrecorded
@@ -385,16 +388,16 @@ public final class SQLiteEventQueue: EventQueue {
         guard writer.state.withLock({ $0.destinations[destination] == nil }) else { return }
         let result: Snapshot
         do {
-            result = try await pool.write { db in
-                var snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
-                guard snapshot.log.positions[destination] == nil else { return snapshot }
+            result = try await writer.transaction { db in
+                var snapshot = try self.writer.bookkeeping(db, order: self.nextTransactionOrder())
+                guard snapshot.log.positions[destination] == nil else { return (snapshot, ()) }
                 try snapshot.register(destination, db)
                 try snapshot.finish(db)
                 self.logger.info("destination registered", metadata: [
                     "destination": "\(destination)", "pending": "\(snapshot.stored.depth)",
                 ])
-                return snapshot
-            }
+                return (snapshot, ())
+            }.0
         } catch {
             throw StorageError(error, path: location)
         }
@@ -405,9 +408,9 @@ public final class SQLiteEventQueue: EventQueue {
         guard writer.state.withLock({ $0.destinations[destination] != nil }) else { return }
         let result: Snapshot
         do {
-            result = try await pool.write { db in
-                var snapshot = try Snapshot.read(db, order: self.nextTransactionOrder())
-                guard snapshot.destinations.removeValue(forKey: destination) != nil else { return snapshot }
+            result = try await writer.transaction { db in
+                var snapshot = try self.writer.bookkeeping(db, order: self.nextTransactionOrder())
+                guard snapshot.destinations.removeValue(forKey: destination) != nil else { return (snapshot, ()) }
                 try db.run("DELETE FROM destinations WHERE name = ?", [destination])
                 try db.run("DELETE FROM destination_done WHERE destination = ?", [destination])
                 try db.run("DELETE FROM destination_pauses WHERE destination = ?", [destination])
@@ -416,8 +419,8 @@ public final class SQLiteEventQueue: EventQueue {
                 try snapshot.recordLeft(left, leased: LeasedSizes(), db)
                 try snapshot.finish(db)
                 self.logger.notice("destination unregistered", metadata: ["destination": "\(destination)"])
-                return snapshot
-            }
+                return (snapshot, ())
+            }.0
         } catch {
             throw StorageError(error, path: location)
         }
@@ -432,16 +435,7 @@ public final class SQLiteEventQueue: EventQueue {
         try await register(destination: destination)
         let events: [QueuedEvent]
         do {
-            // One read transaction: the cursors, the segments and their rows agree.
-            events = try await pool.read { db in
-                let stored = try StoreSchema.State.read(db)
-                let destinations = try StoreSchema.DestinationState.readAll(db)
-                let log = try LogCursors.read(db, destinations: destinations)
-                var wanted = log.pending(for: destination, through: stored.nextSeq - 1)
-                if let after { wanted.removeThrough(after) }
-                guard !wanted.isEmpty else { return [] }
-                return try LogSegments.read(db).read(wanted, limit: limit, maxBytes: maxBytes, db)
-            }
+            events = try await peekRows(for: destination, after: after, limit: limit, maxBytes: maxBytes)
         } catch {
             throw StorageError(error, path: location)
         }
@@ -453,6 +447,38 @@ public final class SQLiteEventQueue: EventQueue {
             }
         }
         return events
+    }
+
+    /// The rows of a peek. What `destination` has pending, and in which segments, comes
+    /// from the bookkeeping the writer keeps: one read of the rows, none of the tables
+    /// that say where they are. Without it (before the first write), or when the rows
+    /// cannot be read as it says (a segment an overflow dropped since), one read
+    /// transaction takes the cursors, the segments and the rows together.
+    private func peekRows(for destination: String, after: Int64?, limit: Int, maxBytes: Int) async throws -> [QueuedEvent] {
+        if let book = writer.keptBookkeeping, book.log.positions[destination] != nil {
+            var wanted = book.log.pending(for: destination, through: book.last)
+            if let after { wanted.removeThrough(after) }
+            guard !wanted.isEmpty else { return [] }
+            let ranges = wanted
+            do {
+                // No transaction: a segment's rows never change once written (a segment goes
+                // whole, and then the read fails and is made again below), so each
+                // segment's one statement reads what the bookkeeping says.
+                return try await pool.unsafeRead { db in try book.segments.read(ranges, limit: limit, maxBytes: maxBytes, db) }
+            } catch {
+                // Deliberate: read again below, everything in one transaction; its error is the one reported.
+                logger.debug("peek from the kept bookkeeping failed; reading the tables", metadata: ["error": "\(error)"])
+            }
+        }
+        return try await pool.read { db in
+            let stored = try StoreSchema.State.read(db)
+            let destinations = try StoreSchema.DestinationState.readAll(db)
+            let log = try LogCursors.read(db, destinations: destinations)
+            var wanted = log.pending(for: destination, through: stored.nextSeq - 1)
+            if let after { wanted.removeThrough(after) }
+            guard !wanted.isEmpty else { return [] }
+            return try LogSegments.read(db).read(wanted, limit: limit, maxBytes: maxBytes, db)
+        }
     }
 
     public func releaseLeases(for destination: String) {
@@ -485,6 +511,26 @@ public final class SQLiteEventQueue: EventQueue {
     @_spi(Testing)
     public func executeOnWriter(_ sql: String) async throws {
         try await pool.writeWithoutTransaction { db in try db.execute(sql: sql) }
+        writer.forgetBookkeeping()  // whatever it changed, the next transaction reads the tables
+    }
+
+    /// Whether the bookkeeping the writer keeps in memory is the store's, table for table
+    /// (`nil` before the first write transaction kept one). Runs on the writer
+    /// connection, between transactions. For tests (no other process may write meanwhile).
+    @_spi(Testing)
+    public func keptBookkeepingMatchesStore() async throws -> Bool? {
+        try await pool.writeWithoutTransaction { db in
+            guard let kept = self.writer.keptBookkeeping else { return nil }
+            return try Snapshot.read(db, order: 0).sameBookkeeping(as: kept)
+        }
+    }
+
+    /// How many write transactions took the bookkeeping from memory, and how many read
+    /// its tables (at open, and after another connection wrote). For tests.
+    @_spi(Testing)
+    public var bookkeepingReads: (fromMemory: Int, fromStore: Int) {
+        let reads = writer.book.withLock { $0.reads }
+        return (reads.fromMemory, reads.fromStore)
     }
 
     /// Returns once the background checkpoints asked for so far have run. For tests.

@@ -16,6 +16,8 @@ final class SQLiteQueueWriter: GroupCommitWriter {
     /// Copies the write-ahead log into the database off the writer's path.
     let checkpointer: QueueCheckpointer
     let state: Mutex<SQLiteEventQueue.State>
+    /// The bookkeeping as the last write transaction left it (``bookkeeping(_:order:)``).
+    let book = Mutex(KeptBookkeeping())
 
     init(
         location: String, pool: DatabasePool, configuration: SQLiteEventQueue.Configuration, logger: Logger,
@@ -43,46 +45,36 @@ final class SQLiteQueueWriter: GroupCommitWriter {
         var dropped = 0
         let result: Counters
         do {
-            result = try pool.writeWithoutTransaction { db in
-                try db.inCachedTransaction {
-                    // Counters come from the store inside the transaction: a settle may have
-                    // committed since this group was taken.
-                    let order = self.nextTransactionOrder()
-                    var stored = try StoreSchema.State.read(db)
-                    let bytes = group.reduce(0) { $0 + $1.payload.count }
-                    guard stored.depth + group.count <= limits.events, stored.bytes + bytes <= limits.bytes else {
-                        // Past the bound: the whole bookkeeping, to choose what to drop.
-                        var snapshot = try SQLiteEventQueue.Snapshot.read(db, order: order)
-                        try snapshot.segments.append(group, firstSeq: snapshot.stored.nextSeq, limits: self.segmentLimits, db)
-                        snapshot.stored.bytes += bytes
-                        snapshot.stored.nextSeq += Int64(group.count)
-                        snapshot.stored.committed += group.count
-                        snapshot.stored.dropped += memoryDrops  // drops from memory while the store failed
-                        dropped = try snapshot.dropOldest(leases: leases, limits: limits, db)
-                        try snapshot.finish(db)
-                        return Counters(snapshot)
-                    }
-                    // The common case: appending moves no cursor; the depth and every
-                    // destination's pending count grow by the group.
-                    var segments = try LogSegments.read(db)
-                    try segments.append(group, firstSeq: stored.nextSeq, limits: self.segmentLimits, db)
-                    stored.bytes += bytes
-                    stored.nextSeq += Int64(group.count)
-                    stored.depth += group.count
-                    stored.committed += group.count
-                    stored.dropped += memoryDrops
-                    var destinations = try StoreSchema.DestinationState.readAll(db)
-                    for (name, var destination) in destinations {
-                        destination.pending += group.count
-                        try destination.write(db)
-                        destinations[name] = destination
-                    }
-                    try stored.write(db, now: Timestamp.now().millisecondsSince1970)
-                    // A segment just closed may already be all delivered.
-                    if segments.segments.count > 1 { try segments.dropThrough(try LogCursors.readFloor(db), db) }
-                    return Counters(stored: stored, destinations: destinations, order: order)
+            result = try transaction { db in
+                // The bookkeeping as the last transaction left it: a settle may have
+                // committed since this group was taken.
+                let order = self.nextTransactionOrder()
+                var book = try self.bookkeeping(db, order: order)
+                let bytes = group.reduce(0) { $0 + $1.payload.count }
+                try book.segments.append(group, firstSeq: book.stored.nextSeq, limits: self.segmentLimits, db)
+                book.stored.bytes += bytes
+                book.stored.nextSeq += Int64(group.count)
+                book.stored.committed += group.count
+                book.stored.dropped += memoryDrops  // drops from memory while the store failed
+                guard book.stored.depth + group.count <= limits.events, book.stored.bytes <= limits.bytes else {
+                    // Past the bound: drop the oldest events no destination is sending.
+                    dropped = try book.dropOldest(leases: leases, limits: limits, db)
+                    try book.finish(db)
+                    return (book, Counters(book))
                 }
-            }
+                // The common case: appending moves no cursor; the depth and every
+                // destination's pending count grow by the group.
+                book.stored.depth += group.count
+                for (name, var destination) in book.destinations {
+                    destination.pending += group.count
+                    try destination.write(db)
+                    book.destinations[name] = destination
+                }
+                try book.stored.write(db, now: Timestamp.now().millisecondsSince1970)
+                // A segment just closed may already be all delivered.
+                if book.segments.segments.count > 1 { try book.segments.dropThrough(book.log.floor, db) }
+                return (book, Counters(stored: book.stored, destinations: book.destinations, order: order))
+            }.1
         } catch {
             return StorageError(error, path: location)
         }

@@ -354,6 +354,16 @@ import GRDB
             try statement.execute()
         }
 
+        /// ``write(_:now:)`` and the log's floor (`floor_seq`) in the same statement.
+        func write(_ db: Database, now: Int64, floor: Int64) throws {
+            let statement = try db.cachedStatement(sql: """
+                UPDATE queue_state SET next_seq = ?, depth = ?, bytes = ?, committed = ?, delivered = ?,
+                    dead_lettered = ?, dropped = ?, updated_at = ?, floor_seq = ? WHERE id = 1
+                """)
+            statement.setUncheckedArguments([nextSeq, depth, bytes, committed, delivered, deadLettered, dropped, now, floor])
+            try statement.execute()
+        }
+
         var totals: QueueTotals {
             QueueTotals(
                 accepted: committed, committed: committed, delivered: delivered, deadLettered: deadLettered,

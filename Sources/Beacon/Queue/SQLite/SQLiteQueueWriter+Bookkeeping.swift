@@ -1,0 +1,95 @@
+import GRDB
+import Synchronization
+
+/// The bookkeeping in memory: segments, cursors, what left out of order, each
+/// destination's counters and the store's, as this process's last write transaction left
+/// them in the store. Every write transaction starts from it instead of reading the tables
+/// again; it reads them only when another connection has written since (a `beacon track`
+/// beside the engine, a sync import), which the writer connection's `PRAGMA data_version`
+/// tells at the cost of one statement that reads no table.
+///
+/// All write transactions run one at a time on the pool's writer connection, and each
+/// keeps what it leaves before the next begins (``transaction(_:)``), so the kept
+/// bookkeeping is always the store's as of the last commit.
+extension SQLiteQueueWriter {
+    /// How often write transactions took the bookkeeping from memory and from the tables.
+    struct BookkeepingReads: Sendable, Hashable {
+        var fromMemory = 0
+        var fromStore = 0
+    }
+
+    /// Inside a write transaction: the store's bookkeeping, from memory when no other
+    /// connection committed since this process's last transaction, else read.
+    func bookkeeping(_ db: Database, order: UInt64) throws -> SQLiteEventQueue.Snapshot {
+        let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version"))
+        let kept = book.withLock { book -> SQLiteEventQueue.Snapshot? in
+            guard let snapshot = book.snapshot, let version, snapshot.dataVersion == version else {
+                book.reads.fromStore += 1
+                return nil
+            }
+            book.reads.fromMemory += 1
+            return snapshot
+        }
+        if let kept { return SQLiteEventQueue.Snapshot(continuing: kept, order: order) }
+        var snapshot = try SQLiteEventQueue.Snapshot.read(db, order: order)
+        snapshot.dataVersion = version
+        return snapshot
+    }
+
+    /// Runs `body` in one immediate transaction on the writer connection and, once it
+    /// committed, keeps the bookkeeping it returns, before any other transaction can
+    /// begin. A transaction that fails forgets it: the next one reads the tables.
+    func transaction<T>(_ body: (Database) throws -> (SQLiteEventQueue.Snapshot, T)) throws -> (SQLiteEventQueue.Snapshot, T) {
+        try pool.writeWithoutTransaction { db in
+            do {
+                let result = try db.inCachedTransaction { try body(db) }
+                keep(result.0)
+                return result
+            } catch {
+                forgetBookkeeping()
+                throw error
+            }
+        }
+    }
+
+    /// ``transaction(_:)`` from async code: the caller waits without holding a thread.
+    func transaction<T: Sendable>(
+        _ body: @escaping @Sendable (Database) throws -> (SQLiteEventQueue.Snapshot, T)
+    ) async throws -> (SQLiteEventQueue.Snapshot, T) {
+        try await pool.writeWithoutTransaction { db in
+            do {
+                let result = try db.inCachedTransaction { try body(db) }
+                self.keep(result.0)
+                return result
+            } catch {
+                self.forgetBookkeeping()
+                throw error
+            }
+        }
+    }
+
+    /// What a committed transaction left becomes the kept bookkeeping (when it knows the
+    /// `data_version` it started from).
+    func keep(_ snapshot: SQLiteEventQueue.Snapshot) {
+        book.withLock { $0.snapshot = snapshot.dataVersion == nil ? nil : snapshot }
+    }
+
+    /// The next transaction reads the tables (after SQL run outside the bookkeeping, or
+    /// a failed transaction).
+    func forgetBookkeeping() {
+        book.withLock { $0.snapshot = nil }
+    }
+
+    /// The kept bookkeeping, for reads that need not see another process's writes at once
+    /// (`peek`, the oldest pending events): `nil` until a write transaction kept one.
+    var keptBookkeeping: SQLiteEventQueue.Snapshot? {
+        book.withLock { $0.snapshot }
+    }
+}
+
+/// What ``SQLiteQueueWriter`` keeps of the bookkeeping, under its own lock (taken only
+/// inside write transactions and by readers copying it).
+struct KeptBookkeeping: Sendable {
+    var snapshot: SQLiteEventQueue.Snapshot?
+    var reads = SQLiteQueueWriter.BookkeepingReads()
+}
