@@ -20,6 +20,10 @@ public protocol EventQueue: AnyObject, DeadLetterReading {
     /// memory buffer is full while the store is healthy (then it waits for one commit).
     func append(_ event: PendingEvent) -> CommitTicket
 
+    /// ``append(_:)`` for a task: where `append` would wait for room, this suspends
+    /// instead of holding its thread. The default appends at once.
+    func appendSuspending(_ event: PendingEvent) async -> CommitTicket
+
     /// Returns when the event holding this ticket is committed; throws if it was dropped.
     func waitForCommit(_ ticket: CommitTicket) async throws(TrackingError)
 
@@ -116,6 +120,9 @@ public protocol EventQueue: AnyObject, DeadLetterReading {
 }
 
 extension EventQueue {
+    /// Queues that never wait for room append at once.
+    public func appendSuspending(_ event: PendingEvent) async -> CommitTicket { append(event) }
+
     /// For queues that keep no dead-letter ids: pages through ``deadLetters(limit:)``.
     public func deadLetters(afterID: Int64, limit: Int) async throws(StorageError) -> [DeadLetter] {
         Array(try await deadLetters(limit: .max).reversed().filter { $0.id > afterID }.prefix(max(0, limit)))

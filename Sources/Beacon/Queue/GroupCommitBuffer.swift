@@ -14,7 +14,8 @@ import Foundation
 /// - When the store fails, events stay here, the writer retries with backoff, and the
 ///   fault is reported. If the buffer fills while the store is failing, the oldest
 ///   buffered event is dropped and counted. While the store is healthy, a full buffer
-///   makes `append` wait for the next commit instead (backpressure, never loss), but at
+///   makes `append` wait for the next commit instead (backpressure, never loss; a task
+///   calls ``appendSuspending(_:)``, which suspends rather than holding its thread), but at
 ///   most `maxAppendWait`: a commit that hangs (a dead disk, a stuck network filesystem)
 ///   must not hang the caller, so past that the oldest event is dropped and counted.
 /// - Waits for a commit can be bounded (`waitForCommit(_:until:)`,
@@ -102,6 +103,8 @@ final class GroupCommitBuffer: @unchecked Sendable {
     /// Runs of dropped tickets remembered.
     static let maxDroppedRuns = 1_024
     private var waiters: [(id: Int, ticket: UInt64, continuation: CheckedContinuation<WaitResult, Never>)] = []
+    /// Tasks suspended in ``appendSuspending(_:)`` until there is room.
+    private var roomWaiters: [(id: Int, continuation: CheckedContinuation<Void, Never>)] = []
     private var waiterCounter = 0
     private var writing = false
     /// Events of the group being committed: they count against `capacity` too, so that
@@ -134,6 +137,13 @@ final class GroupCommitBuffer: @unchecked Sendable {
         return entries.count + committing
     }
 
+    /// Tasks suspended in ``appendSuspending(_:)`` waiting for room. For tests.
+    var tasksWaitingForRoom: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return roomWaiters.count
+    }
+
     /// Events accepted since the buffer was made.
     var acceptedCount: Int {
         condition.lock()
@@ -148,11 +158,12 @@ final class GroupCommitBuffer: @unchecked Sendable {
         return (failure, lastCommit)
     }
 
-    /// Adds an event; see the type's documentation for when this waits.
+    /// Adds an event; see the type's documentation for when this waits. It waits on a
+    /// condition, holding its thread: from a task, use ``appendSuspending(_:)``.
     func append(_ event: PendingEvent) -> CommitTicket {
         let cost = event.memoryCost
         condition.lock()
-        if isFull(adding: cost), failure == nil, !stalled, !closed {
+        if mustWaitForRoom(cost) {
             // Only when full: the common path reads no clock.
             let limit = Date(timeIntervalSinceNow: configuration.maxAppendWait.inSeconds)
             while isFull(adding: cost), failure == nil, !closed {
@@ -162,6 +173,93 @@ final class GroupCommitBuffer: @unchecked Sendable {
                 }
             }
         }
+        return insertUnlocking(event, cost: cost)
+    }
+
+    /// ``append(_:)`` for a task: while the buffer is full and the store healthy, it
+    /// suspends (its thread goes on with other tasks) until a commit makes room, at most
+    /// ``Configuration/maxAppendWait``; past that, or when the task is cancelled, it
+    /// goes on as `append` does then (the oldest buffered event makes room).
+    func appendSuspending(_ event: PendingEvent) async -> CommitTicket {
+        var deadline: ContinuousClock.Instant?
+        while true {
+            switch appendOrWait(event, deadline: &deadline, cancelled: Task.isCancelled) {
+            case .appended(let ticket): return ticket
+            case .wait(let end): await waitForRoom(until: end)
+            }
+        }
+    }
+
+    /// What ``appendSuspending(_:)`` does next.
+    private enum AppendStep {
+        case appended(CommitTicket)
+        case wait(until: ContinuousClock.Instant)
+    }
+
+    /// Appends `event` unless it must wait for room; the wait ends at `deadline`, set on
+    /// the first wait.
+    private func appendOrWait(_ event: PendingEvent, deadline: inout ContinuousClock.Instant?, cancelled: Bool) -> AppendStep {
+        let cost = event.memoryCost
+        condition.lock()
+        guard mustWaitForRoom(cost), !cancelled else { return .appended(insertUnlocking(event, cost: cost)) }
+        // Only when full: the common path reads no clock.
+        let end = deadline ?? .now + configuration.maxAppendWait
+        deadline = end
+        guard ContinuousClock.now < end else {
+            stalled = true  // the writer is stuck: drop instead of waiting again
+            return .appended(insertUnlocking(event, cost: cost))
+        }
+        condition.unlock()
+        return .wait(until: end)
+    }
+
+    /// Suspends until the writer makes room or fails, `deadline` passes, or the task is
+    /// cancelled (whichever comes first).
+    private func waitForRoom(until deadline: ContinuousClock.Instant) async {
+        let id = nextWaiterID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                condition.lock()
+                // Room may have come between the caller's look and this one.
+                guard isFull(adding: 0), failure == nil, !closed, !Task.isCancelled else {
+                    condition.unlock()
+                    return continuation.resume()
+                }
+                roomWaiters.append((id, continuation))
+                condition.unlock()
+                let left = deadline - .now
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: max(left, .zero).inNanoseconds))) {
+                    self.resumeRoomWaiter(id)
+                }
+            }
+        } onCancel: {
+            resumeRoomWaiter(id)
+        }
+    }
+
+    private func resumeRoomWaiter(_ id: Int) {
+        condition.lock()
+        let index = roomWaiters.firstIndex { $0.id == id }
+        let waiter = index.map { roomWaiters.remove(at: $0) }
+        condition.unlock()
+        waiter?.continuation.resume()
+    }
+
+    /// With the lock held: every task waiting for room, taken out to be resumed after the unlock.
+    private func takeRoomWaiters() -> [CheckedContinuation<Void, Never>] {
+        guard !roomWaiters.isEmpty else { return [] }
+        defer { roomWaiters.removeAll() }
+        return roomWaiters.map(\.continuation)
+    }
+
+    /// With the lock held: whether an event costing `cost` waits for room before it goes in.
+    private func mustWaitForRoom(_ cost: Int) -> Bool {
+        isFull(adding: cost) && failure == nil && !stalled && !closed
+    }
+
+    /// Puts `event` in, pushing the oldest out while the buffer is over its bounds, starts
+    /// the writer if idle; called with the lock held, and releases it.
+    private func insertUnlocking(_ event: PendingEvent, cost: Int) -> CommitTicket {
         var dropped = 0
         while !entries.isEmpty, entries.count >= configuration.capacity || bufferedBytes + cost > configuration.capacityBytes {
             dropOldest()
@@ -288,8 +386,10 @@ final class GroupCommitBuffer: @unchecked Sendable {
         let pending = waiters
         waiters.removeAll()
         condition.broadcast()
+        let rooms = takeRoomWaiters()
         condition.unlock()
         for waiter in pending { waiter.continuation.resume(returning: .dropped) }
+        for room in rooms { room.resume() }
         return left
     }
 
@@ -345,12 +445,14 @@ final class GroupCommitBuffer: @unchecked Sendable {
             // between the group's were dropped while it was written, and recorded so.
             settledThrough = lastTicket
             let ready = takeSettledWaiters()
+            let rooms = takeRoomWaiters()
             let counts = currentCounts()
             condition.unlock()
             // Before the waiters: they may read what the reports change.
             if recovered { writer.bufferReported(.recovered(counts)) }
             writer.bufferReported(.committed(count: group.count, counts))
             for waiter in ready { waiter.continuation.resume(returning: waiter.committed) }
+            for room in rooms { room.resume() }
         }
     }
 
@@ -373,8 +475,10 @@ final class GroupCommitBuffer: @unchecked Sendable {
         let counts = currentCounts()
         let ready = takeSettledWaiters()
         condition.broadcast()  // producers waiting for room now drop the oldest instead
+        let rooms = takeRoomWaiters()
         condition.unlock()
         for waiter in ready { waiter.continuation.resume(returning: waiter.committed) }
+        for room in rooms { room.resume() }
         writer.bufferReported(.failed(error, counts, changed: changed))
         if dropped > 0 { writer.bufferReported(.dropped(count: dropped, counts)) }
         thread.asyncAfter(deadline: .now() + .nanoseconds(Int(truncatingIfNeeded: delay.inNanoseconds))) { self.drain() }

@@ -143,6 +143,8 @@ extension InMemoryEventQueue {
 
     public func append(_ event: PendingEvent) -> CommitTicket { buffer.append(event) }
 
+    public func appendSuspending(_ event: PendingEvent) async -> CommitTicket { await buffer.appendSuspending(event) }
+
     public func waitForCommit(_ ticket: CommitTicket) async throws(TrackingError) {
         guard await buffer.waitForCommit(ticket) else { throw .droppedBeforeCommit }
     }

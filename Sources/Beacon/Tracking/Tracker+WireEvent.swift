@@ -13,6 +13,27 @@ extension Tracker {
     ///   tracker's ``EventValidator/maxEventBytes``.
     @discardableResult
     public func enqueue(_ event: WireEvent) throws(TrackingError) -> TrackReceipt {
+        switch try admit(event) {
+        case .filtered(let receipt): return receipt
+        case .append(let pending): return TrackReceipt(messageId: event.messageId, ticket: queue.append(pending), queue: queue)
+        }
+    }
+
+    /// ``enqueue(_:)`` for a task: while the queue's memory buffer is full (a commit is
+    /// slow), it suspends instead of holding its thread (`beacon agent`'s ingest, whose
+    /// handlers run on Swift's cooperative pool, two threads on two cores).
+    @discardableResult
+    public func enqueueSuspending(_ event: WireEvent) async throws(TrackingError) -> TrackReceipt {
+        switch try admit(event) {
+        case .filtered(let receipt): return receipt
+        case .append(let pending):
+            return TrackReceipt(messageId: event.messageId, ticket: await queue.appendSuspending(pending), queue: queue)
+        }
+    }
+
+    /// Checks `event`'s size and the remote-config filter: what to append, or the receipt
+    /// of an event filtered out.
+    private func admit(_ event: WireEvent) throws(TrackingError) -> Admission {
         do {
             try validator.validate(encodedBytes: event.json.count)
         } catch {
@@ -23,12 +44,17 @@ extension Tracker {
         if let filter {
             let decision = filter.decide(name: name, messageId: event.messageId)
             if decision != .keep {
-                return TrackReceipt(messageId: event.messageId, ticket: CommitTicket(rawValue: 0), queue: queue, filtered: decision)
+                return .filtered(TrackReceipt(messageId: event.messageId, ticket: CommitTicket(rawValue: 0), queue: queue, filtered: decision))
             }
         }
         // The time the event reached this queue, not the client's `timestamp`: the queue's
         // ages (how long an event has waited here) are measured from it.
-        let ticket = queue.append(PendingEvent(messageId: event.messageId, name: name, payload: event.json, createdAt: .now()))
-        return TrackReceipt(messageId: event.messageId, ticket: ticket, queue: queue)
+        return .append(PendingEvent(messageId: event.messageId, name: name, payload: event.json, createdAt: .now()))
+    }
+
+    /// An event that passed ``admit(_:)``, or the receipt of one filtered out.
+    private enum Admission {
+        case append(PendingEvent)
+        case filtered(TrackReceipt)
     }
 }

@@ -53,7 +53,8 @@ struct AgentIngestStore: CollectorStore {
         tickets.reserveCapacity(events.count)
         for event in events {
             // WireEvent already applied the same size limit, so this cannot refuse the event.
-            let receipt = try tracker.enqueue(event)
+            // A handler on the cooperative pool: a full buffer suspends it, never blocks its thread.
+            let receipt = try await tracker.enqueueSuspending(event)
             if receipt.filtered == .keep { tickets.append(receipt.ticket) }
         }
         if let last = tickets.max() {

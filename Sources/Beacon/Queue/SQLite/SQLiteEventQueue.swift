@@ -222,6 +222,10 @@ public final class SQLiteEventQueue: EventQueue {
         buffer.append(event)
     }
 
+    public func appendSuspending(_ event: PendingEvent) async -> CommitTicket {
+        await buffer.appendSuspending(event)
+    }
+
     public func waitForCommit(_ ticket: CommitTicket) async throws(TrackingError) {
         guard await buffer.waitForCommit(ticket) else { throw .droppedBeforeCommit }
     }

@@ -1,0 +1,125 @@
+@testable import Beacon
+import BeaconWire
+import Dispatch
+import Synchronization
+import Testing
+
+/// `appendSuspending`: a full buffer suspends the appending task instead of holding its
+/// thread, so many appenders on Swift's cooperative pool (two threads on two cores) do
+/// not stall it; they go on once a commit makes room, and at most `maxAppendWait` later.
+@Suite("Appending from a task while the buffer is full", .timeLimit(.minutes(1)))
+struct SuspendingAppendTests {
+    /// A writer whose commits wait until released (all of them while `held`).
+    final class HeldWriter: GroupCommitWriter {
+        let held = Mutex(true)
+        let release = DispatchSemaphore(value: 0)
+        /// Signalled as a held commit begins.
+        let entered = DispatchSemaphore(value: 0)
+        let committed = Mutex<[String]>([])
+        let reports = Mutex<[GroupCommitBuffer.Report]>([])
+
+        func commit(_ group: [PendingEvent]) -> StorageError? {
+            if held.withLock({ $0 }) {
+                entered.signal()
+                release.wait()
+            }
+            committed.withLock { $0.append(contentsOf: group.map(\.name)) }
+            return nil
+        }
+
+        func bufferReported(_ report: GroupCommitBuffer.Report) { reports.withLock { $0.append(report) } }
+
+        func letGo() {
+            held.withLock { $0 = false }
+            release.signal()
+        }
+
+        var dropped: Int {
+            reports.withLock { $0.reduce(0) { total, report in if case .dropped(let count, _) = report { total + count } else { total } } }
+        }
+    }
+
+    /// Waits, off the pool, until the writer holds its first group.
+    static func untilHeld(_ writer: HeldWriter) async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                writer.entered.wait()
+                continuation.resume()
+            }
+        }
+    }
+
+    static func event(_ index: Int) -> PendingEvent {
+        PendingEvent(messageId: "m\(index)", name: "e\(index)", payload: Array("{}".utf8), createdAt: .now())
+    }
+
+    static func buffer(capacity: Int, maxAppendWait: Duration, writer: HeldWriter) -> GroupCommitBuffer {
+        var configuration = GroupCommitBuffer.Configuration()
+        configuration.capacity = capacity
+        configuration.maxAppendWait = maxAppendWait
+        return GroupCommitBuffer(configuration: configuration, label: "test.suspending-append", writer: writer)
+    }
+
+    @Test("64 tasks wait for room at once without holding the pool, and every event is committed once room comes")
+    func manyAppendersSuspend() async throws {
+        let writer = HeldWriter()
+        let buffer = Self.buffer(capacity: 2, maxAppendWait: .seconds(30), writer: writer)
+        _ = buffer.append(Self.event(0))  // the writer takes it and holds
+        await Self.untilHeld(writer)
+        _ = buffer.append(Self.event(1))  // the buffer is full: one committing, one waiting
+        try await withThrowingTaskGroup(of: CommitTicket.self) { group in
+            for index in 2..<66 { group.addTask { await buffer.appendSuspending(Self.event(index)) } }
+            // With appends that hold their threads, no task would get this far: the pool
+            // (as wide as the cores) would be stuck in 64 waits.
+            while buffer.tasksWaitingForRoom < 64 { await Task.yield() }
+            #expect(buffer.bufferedCount == 2)
+            writer.letGo()
+            var tickets: [CommitTicket] = []
+            for try await ticket in group { tickets.append(ticket) }
+            for ticket in tickets { #expect(await buffer.waitForCommit(ticket, until: .now + .seconds(20)) == .committed) }
+        }
+        #expect(writer.dropped == 0)
+        #expect(Set(writer.committed.withLock { $0 }) == Set((0..<66).map { "e\($0)" }))
+        #expect(writer.committed.withLock { $0.count } == 66, "each event committed once")
+    }
+
+    @Test("A commit that never ends: the task waits at most maxAppendWait, then goes in; later appends push the oldest out")
+    func aStuckCommitBoundsTheWait() async throws {
+        let writer = HeldWriter()
+        defer { writer.letGo() }
+        let buffer = Self.buffer(capacity: 2, maxAppendWait: .milliseconds(50), writer: writer)
+        _ = buffer.append(Self.event(0))
+        await Self.untilHeld(writer)
+        let second = buffer.append(Self.event(1))
+        let start = ContinuousClock.now
+        let third = await buffer.appendSuspending(Self.event(2))
+        let waited = start.duration(to: .now)
+        #expect(waited >= .milliseconds(50), "\(waited)")
+        // In beside the group being committed (the buffer holds `capacity` waiting events).
+        #expect(buffer.settledOutcome(of: second) == nil && buffer.settledOutcome(of: third) == nil)
+        // Stalled: the next append does not wait again, and the oldest waiting event makes room.
+        let fourthStart = ContinuousClock.now
+        let fourth = await buffer.appendSuspending(Self.event(3))
+        #expect(fourthStart.duration(to: .now) < .milliseconds(50))
+        #expect(buffer.settledOutcome(of: second) == .dropped, "the oldest buffered event made room")
+        #expect(buffer.settledOutcome(of: third) == nil && buffer.settledOutcome(of: fourth) == nil)
+        #expect(writer.dropped == 1)
+    }
+
+    @Test("A cancelled task does not wait for room")
+    func cancelledTaskDoesNotWait() async throws {
+        let writer = HeldWriter()
+        defer { writer.letGo() }
+        let buffer = Self.buffer(capacity: 2, maxAppendWait: .seconds(30), writer: writer)
+        _ = buffer.append(Self.event(0))
+        await Self.untilHeld(writer)
+        _ = buffer.append(Self.event(1))
+        let task = Task { await buffer.appendSuspending(Self.event(2)) }
+        while buffer.tasksWaitingForRoom < 1 { await Task.yield() }
+        task.cancel()
+        let ticket = await task.value
+        #expect(buffer.tasksWaitingForRoom == 0)
+        #expect(buffer.settledOutcome(of: ticket) == nil, "appended, waiting for its commit")
+        #expect(writer.dropped == 0)
+    }
+}
