@@ -24,6 +24,10 @@ public protocol EventQueue: AnyObject, DeadLetterReading {
     /// instead of holding its thread. The default appends at once.
     func appendSuspending(_ event: PendingEvent) async -> CommitTicket
 
+    /// ``appendSuspending(_:)`` for several events, in order, in as few steps as the room
+    /// allows. The default appends them one by one.
+    func appendSuspending(contentsOf events: [PendingEvent]) async -> [CommitTicket]
+
     /// Returns when the event holding this ticket is committed; throws if it was dropped.
     func waitForCommit(_ ticket: CommitTicket) async throws(TrackingError)
 
@@ -122,6 +126,12 @@ public protocol EventQueue: AnyObject, DeadLetterReading {
 extension EventQueue {
     /// Queues that never wait for room append at once.
     public func appendSuspending(_ event: PendingEvent) async -> CommitTicket { append(event) }
+
+    public func appendSuspending(contentsOf events: [PendingEvent]) async -> [CommitTicket] {
+        var tickets: [CommitTicket] = []
+        for event in events { tickets.append(await appendSuspending(event)) }
+        return tickets
+    }
 
     /// For queues that keep no dead-letter ids: pages through ``deadLetters(limit:)``.
     public func deadLetters(afterID: Int64, limit: Int) async throws(StorageError) -> [DeadLetter] {

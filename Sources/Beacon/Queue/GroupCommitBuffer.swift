@@ -260,16 +260,36 @@ final class GroupCommitBuffer: @unchecked Sendable {
     /// Puts `event` in, pushing the oldest out while the buffer is over its bounds, starts
     /// the writer if idle; called with the lock held, and releases it.
     private func insertUnlocking(_ event: PendingEvent, cost: Int) -> CommitTicket {
+        let dropped = makeRoom(for: cost)
+        let ticket = insertLocked(event, cost: cost)
+        finishInsertsUnlocking(dropped: dropped)
+        return ticket
+    }
+
+    /// With the lock held: pushes the oldest buffered events out while one costing `cost`
+    /// would not fit; returns how many went.
+    private func makeRoom(for cost: Int) -> Int {
         var dropped = 0
         while !entries.isEmpty, entries.count >= configuration.capacity || bufferedBytes + cost > configuration.capacityBytes {
             dropOldest()
             dropped += 1
         }
+        return dropped
+    }
+
+    /// With the lock held: puts `event` in and returns its ticket.
+    private func insertLocked(_ event: PendingEvent, cost: Int) -> CommitTicket {
         let ticket = nextTicket
         nextTicket += 1
         entries.append(Entry(ticket: ticket, event: event))
         bufferedBytes += cost
-        let start = !writing && failure == nil && !closed
+        return CommitTicket(rawValue: ticket)
+    }
+
+    /// After inserts, with the lock held: starts the writer if idle, releases the lock,
+    /// then settles the waiters of dropped events and reports the drops.
+    private func finishInsertsUnlocking(dropped: Int) {
+        let start = !writing && failure == nil && !closed && !entries.isEmpty
         if start { writing = true }
         let ready = dropped > 0 ? takeSettledWaiters() : []
         let counts = currentCounts()
@@ -278,7 +298,50 @@ final class GroupCommitBuffer: @unchecked Sendable {
         // On the caller's thread, not the writer's: the writer may be the one that is stuck.
         if dropped > 0 { writer.bufferReported(.dropped(count: dropped, counts)) }
         if start { thread.async { self.drain() } }
-        return CommitTicket(rawValue: ticket)
+    }
+
+    /// ``appendSuspending(_:)`` for several events, in order: as many go in at once as
+    /// there is room for, under one lock, and the task suspends only when the buffer is
+    /// full (a request of 500 events waits a few times, not once per event).
+    func appendSuspending(contentsOf events: [PendingEvent]) async -> [CommitTicket] {
+        var tickets: [CommitTicket] = []
+        tickets.reserveCapacity(events.count)
+        var deadline: ContinuousClock.Instant?
+        while tickets.count < events.count {
+            if let end = appendWhileRoom(events, into: &tickets, deadline: &deadline, cancelled: Task.isCancelled) {
+                await waitForRoom(until: end)
+            }
+        }
+        return tickets
+    }
+
+    /// Appends the events after those in `tickets` while there is room (each as `append`
+    /// would once waiting is over: past `deadline`, on a failing store, when cancelled);
+    /// returns until when to wait when it stopped for room.
+    private func appendWhileRoom(
+        _ events: [PendingEvent], into tickets: inout [CommitTicket], deadline: inout ContinuousClock.Instant?, cancelled: Bool
+    ) -> ContinuousClock.Instant? {
+        condition.lock()
+        var dropped = 0
+        var waitUntil: ContinuousClock.Instant?
+        while tickets.count < events.count {
+            let event = events[tickets.count]
+            let cost = event.memoryCost
+            if mustWaitForRoom(cost), !cancelled {
+                // Only when full: the common path reads no clock.
+                let end = deadline ?? .now + configuration.maxAppendWait
+                deadline = end
+                if ContinuousClock.now < end {
+                    waitUntil = end
+                    break
+                }
+                stalled = true  // the writer is stuck: drop instead of waiting again
+            }
+            dropped += makeRoom(for: cost)
+            tickets.append(insertLocked(event, cost: cost))
+        }
+        finishInsertsUnlocking(dropped: dropped)
+        return waitUntil
     }
 
     /// Waits until the ticket is settled; returns `false` if its event was dropped, or if

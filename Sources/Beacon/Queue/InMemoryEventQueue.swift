@@ -145,6 +145,10 @@ extension InMemoryEventQueue {
 
     public func appendSuspending(_ event: PendingEvent) async -> CommitTicket { await buffer.appendSuspending(event) }
 
+    public func appendSuspending(contentsOf events: [PendingEvent]) async -> [CommitTicket] {
+        await buffer.appendSuspending(contentsOf: events)
+    }
+
     public func waitForCommit(_ ticket: CommitTicket) async throws(TrackingError) {
         guard await buffer.waitForCommit(ticket) else { throw .droppedBeforeCommit }
     }

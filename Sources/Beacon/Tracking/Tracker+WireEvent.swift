@@ -31,6 +31,26 @@ extension Tracker {
         }
     }
 
+    /// ``enqueueSuspending(_:)`` for a request's events at once: all are checked before
+    /// any is queued (one refused, none queued), then appended in order, as many at a time
+    /// as the memory buffer has room for (``EventQueue/appendSuspending(contentsOf:)``).
+    public func enqueueSuspending(contentsOf events: [WireEvent]) async throws(TrackingError) -> [TrackReceipt] {
+        var admitted: [Admission] = []
+        admitted.reserveCapacity(events.count)
+        for event in events { admitted.append(try admit(event)) }
+        var pending: [PendingEvent] = []
+        pending.reserveCapacity(events.count)
+        for case .append(let event) in admitted { pending.append(event) }
+        var tickets = await queue.appendSuspending(contentsOf: pending).makeIterator()
+        return zip(events, admitted).map { event, admission in
+            switch admission {
+            case .filtered(let receipt): return receipt
+            // One ticket per appended event, in order: the iterator cannot run out here.
+            case .append: return TrackReceipt(messageId: event.messageId, ticket: tickets.next() ?? CommitTicket(rawValue: 0), queue: queue)
+            }
+        }
+    }
+
     /// Checks `event`'s size and the remote-config filter: what to append, or the receipt
     /// of an event filtered out.
     private func admit(_ event: WireEvent) throws(TrackingError) -> Admission {

@@ -49,14 +49,9 @@ struct AgentIngestStore: CollectorStore {
         guard depth.events + depth.buffered + events.count <= bounds.maxEvents, depth.bytes + bytes <= bounds.maxBytes else {
             throw StoreUnavailableError(reason: fullness(depth, bounds), retryAfterSeconds: 5, cause: .full)
         }
-        var tickets: [CommitTicket] = []
-        tickets.reserveCapacity(events.count)
-        for event in events {
-            // WireEvent already applied the same size limit, so this cannot refuse the event.
-            // A handler on the cooperative pool: a full buffer suspends it, never blocks its thread.
-            let receipt = try await tracker.enqueueSuspending(event)
-            if receipt.filtered == .keep { tickets.append(receipt.ticket) }
-        }
+        // WireEvent already applied the same size limit, so this cannot refuse an event.
+        // A handler on the cooperative pool: a full buffer suspends it, never blocks its thread.
+        let tickets = try await tracker.enqueueSuspending(contentsOf: events).filter { $0.filtered == .keep }.map(\.ticket)
         if let last = tickets.max() {
             switch await queue.waitForCommit(last, timeout: commitTimeout) {
             case .committed:

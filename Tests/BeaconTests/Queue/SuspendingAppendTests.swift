@@ -53,20 +53,21 @@ struct SuspendingAppendTests {
         PendingEvent(messageId: "m\(index)", name: "e\(index)", payload: Array("{}".utf8), createdAt: .now())
     }
 
-    static func buffer(capacity: Int, maxAppendWait: Duration, writer: HeldWriter) -> GroupCommitBuffer {
+    /// A buffer of capacity 2, full: e0 held in a commit, e1 waiting (its ticket returned).
+    static func fullBuffer(maxAppendWait: Duration, writer: HeldWriter) async -> (GroupCommitBuffer, CommitTicket) {
         var configuration = GroupCommitBuffer.Configuration()
-        configuration.capacity = capacity
+        configuration.capacity = 2
         configuration.maxAppendWait = maxAppendWait
-        return GroupCommitBuffer(configuration: configuration, label: "test.suspending-append", writer: writer)
+        let buffer = GroupCommitBuffer(configuration: configuration, label: "test.suspending-append", writer: writer)
+        _ = buffer.append(Self.event(0))  // the writer takes it and holds
+        await Self.untilHeld(writer)
+        return (buffer, buffer.append(Self.event(1)))
     }
 
     @Test("64 tasks wait for room at once without holding the pool, and every event is committed once room comes")
     func manyAppendersSuspend() async throws {
         let writer = HeldWriter()
-        let buffer = Self.buffer(capacity: 2, maxAppendWait: .seconds(30), writer: writer)
-        _ = buffer.append(Self.event(0))  // the writer takes it and holds
-        await Self.untilHeld(writer)
-        _ = buffer.append(Self.event(1))  // the buffer is full: one committing, one waiting
+        let (buffer, _) = await Self.fullBuffer(maxAppendWait: .seconds(30), writer: writer)
         try await withThrowingTaskGroup(of: CommitTicket.self) { group in
             for index in 2..<66 { group.addTask { await buffer.appendSuspending(Self.event(index)) } }
             // With appends that hold their threads, no task would get this far: the pool
@@ -83,14 +84,37 @@ struct SuspendingAppendTests {
         #expect(writer.committed.withLock { $0.count } == 66, "each event committed once")
     }
 
+    @Test("A request's events go in as room comes, in order, several at a time; each is committed once")
+    func severalEventsAtOnce() async throws {
+        let writer = HeldWriter()
+        let (buffer, _) = await Self.fullBuffer(maxAppendWait: .seconds(30), writer: writer)
+        try await withThrowingTaskGroup(of: [CommitTicket].self) { group in
+            for task in 0..<8 {
+                group.addTask { await buffer.appendSuspending(contentsOf: (0..<25).map { Self.event(100 * (task + 1) + $0) }) }
+            }
+            while buffer.tasksWaitingForRoom < 8 { await Task.yield() }
+            writer.letGo()
+            var all: [CommitTicket] = []
+            for try await tickets in group {
+                #expect(tickets.count == 25)
+                #expect(tickets == tickets.sorted(), "a request's events keep their order")
+                all += tickets
+            }
+            for ticket in all { #expect(await buffer.waitForCommit(ticket, until: .now + .seconds(20)) == .committed) }
+        }
+        let committed = writer.committed.withLock { $0 }
+        #expect(committed.count == 202 && writer.dropped == 0, "\(committed.count) committed, \(writer.dropped) dropped")
+        for task in 1...8 {
+            let mine = committed.filter { $0.hasPrefix("e\(task)") && $0.count == 4 }
+            #expect(mine == (0..<25).map { "e\(100 * task + $0)" }, "task \(task)'s events in order")
+        }
+    }
+
     @Test("A commit that never ends: the task waits at most maxAppendWait, then goes in; later appends push the oldest out")
     func aStuckCommitBoundsTheWait() async throws {
         let writer = HeldWriter()
         defer { writer.letGo() }
-        let buffer = Self.buffer(capacity: 2, maxAppendWait: .milliseconds(50), writer: writer)
-        _ = buffer.append(Self.event(0))
-        await Self.untilHeld(writer)
-        let second = buffer.append(Self.event(1))
+        let (buffer, second) = await Self.fullBuffer(maxAppendWait: .milliseconds(50), writer: writer)
         let start = ContinuousClock.now
         let third = await buffer.appendSuspending(Self.event(2))
         let waited = start.duration(to: .now)
@@ -110,10 +134,7 @@ struct SuspendingAppendTests {
     func cancelledTaskDoesNotWait() async throws {
         let writer = HeldWriter()
         defer { writer.letGo() }
-        let buffer = Self.buffer(capacity: 2, maxAppendWait: .seconds(30), writer: writer)
-        _ = buffer.append(Self.event(0))
-        await Self.untilHeld(writer)
-        _ = buffer.append(Self.event(1))
+        let (buffer, _) = await Self.fullBuffer(maxAppendWait: .seconds(30), writer: writer)
         let task = Task { await buffer.appendSuspending(Self.event(2)) }
         while buffer.tasksWaitingForRoom < 1 { await Task.yield() }
         task.cancel()

@@ -77,8 +77,8 @@ extension SQLiteEventQueue {
         /// Set by the transactions that change the dead-letter table or its counters.
         var deadLetterCounts: StoreSchema.DeadLetterCounts?
         /// As read: ``finish(_:)`` writes only what changed.
-        private var readLog: LogCursors
-        private var readDestinations: [String: StoreSchema.DestinationState]
+        private let readLog: LogCursors
+        private let readDestinations: [String: StoreSchema.DestinationState]
         /// Rows of the dead-letter table (a settle that stores letters and the dead-letter
         /// operations set it): while it is 0, what leaves the queue needs no look there.
         var deadLetterRows = 0
