@@ -185,7 +185,7 @@ final class GroupCommitBuffer: @unchecked Sendable {
         while true {
             switch appendOrWait(event, deadline: &deadline, cancelled: Task.isCancelled) {
             case .appended(let ticket): return ticket
-            case .wait(let end): await waitForRoom(until: end)
+            case .wait(let end): await waitForRoom(for: event.memoryCost, until: end)
             }
         }
     }
@@ -213,15 +213,15 @@ final class GroupCommitBuffer: @unchecked Sendable {
         return .wait(until: end)
     }
 
-    /// Suspends until the writer makes room or fails, `deadline` passes, or the task is
-    /// cancelled (whichever comes first).
-    private func waitForRoom(until deadline: ContinuousClock.Instant) async {
+    /// Suspends until the writer makes room (for an event costing `cost`, or ends a
+    /// commit) or fails, `deadline` passes, or the task is cancelled (whichever comes first).
+    private func waitForRoom(for cost: Int, until deadline: ContinuousClock.Instant) async {
         let id = nextWaiterID()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 condition.lock()
                 // Room may have come between the caller's look and this one.
-                guard isFull(adding: 0), failure == nil, !closed, !Task.isCancelled else {
+                guard isFull(adding: cost), failure == nil, !closed, !Task.isCancelled else {
                     condition.unlock()
                     return continuation.resume()
                 }
@@ -309,7 +309,7 @@ final class GroupCommitBuffer: @unchecked Sendable {
         var deadline: ContinuousClock.Instant?
         while tickets.count < events.count {
             if let end = appendWhileRoom(events, into: &tickets, deadline: &deadline, cancelled: Task.isCancelled) {
-                await waitForRoom(until: end)
+                await waitForRoom(for: events[tickets.count].memoryCost, until: end)
             }
         }
         return tickets

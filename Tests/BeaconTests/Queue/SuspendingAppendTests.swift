@@ -110,6 +110,26 @@ struct SuspendingAppendTests {
         }
     }
 
+    @Test("Full by bytes, not by count: the task waits for room for its own event")
+    func fullByBytes() async throws {
+        let writer = HeldWriter()
+        var configuration = GroupCommitBuffer.Configuration()
+        configuration.capacity = 1_000
+        configuration.capacityBytes = Self.event(0).memoryCost * 2
+        configuration.maxAppendWait = .seconds(30)
+        let buffer = GroupCommitBuffer(configuration: configuration, label: "test.suspending-append", writer: writer)
+        _ = buffer.append(Self.event(0))
+        await Self.untilHeld(writer)
+        _ = buffer.append(Self.event(1))
+        let task = Task { await buffer.appendSuspending(Self.event(2)) }
+        // Registered as waiting, not spinning: there is room by count, none by bytes.
+        while buffer.tasksWaitingForRoom < 1 { await Task.yield() }
+        writer.letGo()
+        let ticket = await task.value
+        #expect(await buffer.waitForCommit(ticket, until: .now + .seconds(20)) == .committed)
+        #expect(writer.dropped == 0)
+    }
+
     @Test("A commit that never ends: the task waits at most maxAppendWait, then goes in; later appends push the oldest out")
     func aStuckCommitBoundsTheWait() async throws {
         let writer = HeldWriter()
