@@ -21,6 +21,11 @@ final class EventStore: Sendable {
     init(path: String?, checkpoints: CollectorCheckpointPolicy = .default, timing: StoreTiming? = nil) throws {
         var configuration = Configuration()
         configuration.label = "beacon.collector"
+        // Opening a new file switches it to WAL while the pool's other connections open
+        // theirs: without a wait, a busy moment there failed the open with "database is
+        // locked" (seen once in the suite on a loaded machine). Inserts wait as long for
+        // another process's lock (two collectors over one file) before answering 503.
+        configuration.busyMode = .timeout(2)
         self.timing = timing
         if let path {
             let pool = try DatabasePool(path: path, configuration: configuration)
