@@ -137,7 +137,8 @@ struct CollectorResponder: HTTPResponder {
             throw error
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty && context.underlyingError == nil {
             // The plan's own refusals (a key that is not a plan's, a key given under both names).
-            throw CollectorError.invalidFaultPlan(context.debugDescription + ".")
+            let reason = context.debugDescription
+            throw CollectorError.invalidFaultPlan(reason.hasSuffix(".") ? reason : reason + ".")
         } catch {
             throw CollectorError.invalidFaultPlan(
                 "send a JSON object such as {\"failRate\":0.3} or {\"preset\":\"flaky\"} (\(error)).")
