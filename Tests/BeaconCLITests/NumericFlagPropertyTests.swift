@@ -89,15 +89,15 @@ struct NumericFlagPropertyTests {
 
     @Test(arguments: flags)
     func outOfRangeNumbersAreRefusedWithOneLine(flag: Flag) async throws {
-        var tried = 0
-        for value in HostileNumbers.values(seed: 0xBEAC0 &+ UInt64(flag.description.utf8.count)) {
-            if HostileNumbers.isInside(value, flag.accepted, integer: flag.integer) { continue }
-            tried += 1
-            let arguments = flag.command + [flag.flag, value]
-            let result = try await BeaconProcess.run(arguments, stdinBytes: nil, limit: .seconds(20))
+        let values = HostileNumbers.values(seed: 0xBEAC0 &+ UInt64(flag.description.utf8.count))
+        let invocations = values.filter { !HostileNumbers.isInside($0, flag.accepted, integer: flag.integer) }
+            .map { flag.command + [flag.flag, $0] }
+        let results = try await BeaconProcess.runAll(invocations)
+        #expect(results.count == invocations.count)
+        for (arguments, result) in zip(invocations, results) {
             try Self.expectRefusal(result, arguments: arguments, naming: flag.flag)
         }
-        #expect(tried >= 25, "\(flag): only \(tried) hostile values were outside the accepted range")
+        #expect(invocations.count >= 25, "\(flag): only \(invocations.count) hostile values were outside the accepted range")
     }
 
     /// The edges of 1...16 and the extremes the brief names, for each flag that sets a
@@ -108,12 +108,12 @@ struct NumericFlagPropertyTests {
             (["agent", "--db", Self.db, "--endpoint", "http://127.0.0.1:9"], "--max-concurrent-requests"),
             (["bench", "drain"], "--concurrency"),
         ]
-        for (command, flag) in commands {
-            for value in ["0", "-1", "17", "9223372036854775807", "1e300", "nan", "NaN", "abc", "16.5", ""] {
-                let arguments = command + [flag, value]
-                let result = try await BeaconProcess.run(arguments, stdinBytes: nil, limit: .seconds(20))
-                try Self.expectRefusal(result, arguments: arguments, naming: flag)
-            }
+        let values = ["0", "-1", "17", "9223372036854775807", "1e300", "nan", "NaN", "abc", "16.5", ""]
+        let invocations = commands.flatMap { command, flag in values.map { (command + [flag, $0], flag) } }
+        let results = try await BeaconProcess.runAll(invocations.map(\.0))
+        #expect(results.count == invocations.count)
+        for ((arguments, flag), result) in zip(invocations, results) {
+            try Self.expectRefusal(result, arguments: arguments, naming: flag)
         }
     }
 
@@ -124,12 +124,12 @@ struct NumericFlagPropertyTests {
             ["track", "--db", Self.db],
             ["agent", "--db", Self.db, "--endpoint", "http://127.0.0.1:9"],
         ]
-        for command in commands {
-            for value in ["", "full", "POWER-LOSS", "power-loss ", "2", "-1", "1e300", "nan", "power\u{0}loss", "processCrash"] {
-                let arguments = command + ["--durability", value]
-                let result = try await BeaconProcess.run(arguments, stdinBytes: nil, limit: .seconds(20))
-                try Self.expectRefusal(result, arguments: arguments, naming: "--durability")
-            }
+        let values = ["", "full", "POWER-LOSS", "power-loss ", "2", "-1", "1e300", "nan", "power\u{0}loss", "processCrash"]
+        let invocations = commands.flatMap { command in values.map { command + ["--durability", $0] } }
+        let results = try await BeaconProcess.runAll(invocations)
+        #expect(results.count == invocations.count)
+        for (arguments, result) in zip(invocations, results) {
+            try Self.expectRefusal(result, arguments: arguments, naming: "--durability")
         }
     }
 
@@ -137,9 +137,10 @@ struct NumericFlagPropertyTests {
         var generator = SeededGenerator(seed: 65_536)
         var ports = ["0", "65536", "99999", "9223372036854775807", "18446744073709551616", String(repeating: "9", count: 60)]
         for _ in 0..<6 { ports.append(String(Int.random(in: 65_536...Int.max, using: &generator))) }
-        for port in ports {
-            let arguments = ["flush", "--db", Self.db, "--endpoint", "http://127.0.0.1:\(port)"]
-            let result = try await BeaconProcess.run(arguments, stdinBytes: nil, limit: .seconds(20))
+        let invocations = ports.map { ["flush", "--db", Self.db, "--endpoint", "http://127.0.0.1:\($0)"] }
+        let results = try await BeaconProcess.runAll(invocations)
+        #expect(results.count == invocations.count)
+        for (arguments, result) in zip(invocations, results) {
             try Self.expectRefusal(result, arguments: arguments, naming: "--endpoint")
         }
     }
@@ -149,22 +150,27 @@ struct NumericFlagPropertyTests {
     @Test func hostileNumbersInPoliciesAndIntervalsNeverCrash() async throws {
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-numeric-config.json").path
         try Data(#"{"settings": {}}"#.utf8).write(to: URL(fileURLWithPath: config))
+        var cases: [(number: String, template: String, arguments: [String])] = []
         for number in HostileNumbers.values(seed: 0x9011C7, count: 8) {
             for template in ["every %s", "%ss", "%sms", "%sh", "count %s", "%s events", "count 5 or %sm"] {
                 let text = template.replacingOccurrences(of: "%s", with: number)
                 for arguments in [["demo", "--policy", text], ["demo", "--config", config, "--config-interval", text]] {
-                    let result = try await BeaconProcess.run(arguments, stdinBytes: nil, limit: .seconds(20))
-                    #expect(!result.signalled && !result.stderr.contains("Fatal error"), "\(arguments): crashed: \(result.stderr)")
-                    #expect(result.status == 1 || result.status == 2, "\(arguments): \(result.status) \(result.stderr)")
-                    #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
-                    // A duration out of range (a count may legitimately be huge).
-                    let isDuration = !template.contains("count %s") && !template.contains("events")
-                    if isDuration || arguments.contains("--config-interval"), let value = Double(number),
-                        !value.isFinite || abs(value) > 1e12 || value < 0
-                    {
-                        #expect(result.status == 2, "\(arguments) must be refused: \(result.stderr)")
-                    }
+                    cases.append((number, template, arguments))
                 }
+            }
+        }
+        let results = try await BeaconProcess.runAll(cases.map(\.arguments))
+        #expect(results.count == cases.count)
+        for ((number, template, arguments), result) in zip(cases, results) {
+            #expect(!result.signalled && !result.stderr.contains("Fatal error"), "\(arguments): crashed: \(result.stderr)")
+            #expect(result.status == 1 || result.status == 2, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
+            // A duration out of range (a count may legitimately be huge).
+            let isDuration = !template.contains("count %s") && !template.contains("events")
+            if isDuration || arguments.contains("--config-interval"), let value = Double(number),
+                !value.isFinite || abs(value) > 1e12 || value < 0
+            {
+                #expect(result.status == 2, "\(arguments) must be refused: \(result.stderr)")
             }
         }
     }

@@ -207,7 +207,11 @@ struct StorageFaultTests {
         // A connection in SQLite's default journal mode holds the write lock on the new
         // file, as a process that is creating the store does. Switching to WAL then meets
         // "database is locked" at once, without SQLite's busy handler waiting.
-        let holder = try DatabaseQueue(path: path)
+        // Its COMMIT meets the open's read lock as the open retries: it waits it out
+        // rather than failing with the transaction still open (which GRDB stops on).
+        var patient = Configuration()
+        patient.busyMode = .timeout(10)
+        let holder = try DatabaseQueue(path: path, configuration: patient)
         let (released, release) = AsyncStream<Result<Void, any Error>>.makeStream()
         // Held for a second on a thread of its own, in one access (GRDB lets no transaction
         // outlive one): the open below starts within it and must wait it out.
@@ -218,7 +222,12 @@ struct StorageFaultTests {
                         try db.execute(sql: "BEGIN IMMEDIATE; CREATE TABLE holder (x)")
                         locked.resume()
                         Thread.sleep(forTimeInterval: 1)
-                        try db.execute(sql: "COMMIT")
+                        do {
+                            try db.execute(sql: "COMMIT")
+                        } catch {
+                            try? db.rollback()
+                            throw error
+                        }
                     }
                 }
                 release.yield(result)
