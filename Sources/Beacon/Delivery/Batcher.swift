@@ -69,8 +69,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// When the shutdown began: the final drain ends ``finalFlushTimeout`` after it, the
     /// batch in flight at the start counted in.
     private var shutdownStartedAt: C.Instant?
-    /// The settle of the last delivered batch, running while the next one is sent.
-    private var settling: Task<Void, Never>?
+    /// The settles of delivered batches, run in order by ``runSettles()`` while the next
+    /// batch is sent.
+    private var settles = SettleLine()
     /// The fewest pending events at which a commit wakes the run loop (see
     /// ``StateMachine/commitWakeThreshold(timerArmed:)``), read by the queue's listener on
     /// the writer's thread: a commit the policy cannot act on costs no task wake-up.
@@ -185,6 +186,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         wakeContinuation.yield()
         await withDiscardingTaskGroup { group in
             group.addTask { await self.runTimers() }
+            group.addTask { await self.runSettles() }
             await withGracefulShutdownHandler {
                 // The loop, until its wakes end or a shutdown's deadline passes: a batch
                 // still in flight then is cancelled (its events stay queued).
@@ -205,6 +207,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             await finalFlush()
             // Cancelled runs skip the final flush: their settles still land before the run ends.
             await finishSettling()
+            settles.close()?.resume()
         }
     }
 
@@ -375,7 +378,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             record.outcome = .filtered
             record.error = "all \(events.count) events filtered out by the destination's enrichment"
             _ = machine.batchFilteredOut()  // `.settle`, keeping the leases: the drain goes on after it
-            schedule(BatchSettlement(record: record, filtered: filtered, through: last), continuing: true)
+            await schedule(BatchSettlement(record: record, filtered: filtered, through: last), continuing: true)
             return true
         }
 
@@ -545,7 +548,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     private func scheduleThenReport(_ settlements: [BatchSettlement], keepingLeases: Bool) async {
         for (index, settlement) in settlements.enumerated() {
             // Going on after these batches keeps the leases; reading from the head again releases them.
-            schedule(settlement, continuing: keepingLeases || index < settlements.count - 1)
+            await schedule(settlement, continuing: keepingLeases || index < settlements.count - 1)
         }
         if !keepingLeases { await finishSettling() }
         switch machine.settleScheduled() {
@@ -714,17 +717,33 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// Settles a batch after the settle before it. When the drain does not go on after
     /// this batch (it will read from the head), the leases are released once this settle
     /// is done.
-    ///
-    /// A task of its own, not a child of ``run()``, on purpose: GRDB cancels an async
-    /// write whose task is cancelled (it interrupts the statement), so a settle in a child
-    /// would fail when the run is cancelled (a dashboard's hard stop) and a batch the
-    /// collector took would be sent again on the next start. The run awaits every settle
-    /// before it returns, cancelled or not, so none outlives it.
-    private func schedule(_ settlement: BatchSettlement, continuing: Bool) {
-        let previous = settling
-        settling = Task {
-            await previous?.value
-            await self.settle(settlement, releasingLeases: !continuing)
+    private func schedule(_ settlement: BatchSettlement, continuing: Bool) async {
+        switch settles.append(SettleLine.Item(settlement: settlement, continuing: continuing)) {
+        case .queued(let wake):
+            wake?.resume()
+        case .closed:
+            // Only a drain after the run ended could get here, and none does; were one
+            // to, its settle lands here, before the drain goes on.
+            await settle(settlement, releasingLeases: !continuing)
+        }
+    }
+
+    /// The settle loop, a child of ``run()``: runs the settles handed off, one at a time,
+    /// in order, until the run closes the line. A cancelled run does not end it early:
+    /// its waits and the queue's write transactions are not cancelled, so every settle
+    /// handed off lands (a batch the collector took is not sent again on the next start).
+    private func runSettles() async {
+        while true {
+            switch settles.next() {
+            case .settle(let item):
+                await settle(item.settlement, releasingLeases: !item.continuing)
+            case .wait(let idle):
+                for waiter in idle { waiter.resume() }
+                await withCheckedContinuation { settles.waitForWork($0) }
+            case .end(let idle):
+                for waiter in idle { waiter.resume() }
+                return
+            }
         }
     }
 
@@ -735,12 +754,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         queue.releaseLeases(for: destination.name)
     }
 
-    /// Waits for the settles under way.
+    /// Waits for the settles handed off so far.
     private func finishSettling() async {
-        while let task = settling {
-            await task.value
-            if settling == task { settling = nil }
-        }
+        await withCheckedContinuation { settles.waitUntilEmpty($0) }
     }
 
     private func settle(_ settlement: BatchSettlement, releasingLeases: Bool) async {

@@ -1,5 +1,6 @@
-import Beacon
+@_spi(Testing) import Beacon
 import BeaconTesting
+import Foundation
 import Synchronization
 import Testing
 
@@ -246,6 +247,39 @@ struct DrainContinuationTests {
             #expect(queue.depth.events == 0)
             group.cancelAll()
         }
+    }
+
+    @Test("on a real store, a run cancelled while its settle waits for a busy writer still lands the settle, then ends")
+    func aCancelledRunLandsItsSettleOnABusyStore() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-cancel-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
+        let path = directory + "/queue.sqlite"
+        let queue = try SQLiteEventQueue(path: path)
+        let sender = RecordingSender()
+        let engine = BeaconEngine(
+            queue: queue, destination: Destination(sender: sender), settings: EngineSettings(policy: .manual, batchSize: 10),
+            clock: clock, random: { 0 }, observerSleep: { _ in try await Task.sleep(for: .seconds(3600)) })
+        // Registered before the run starts, so that its own registration writes nothing later.
+        try await queue.register(destination: Destination.defaultName)
+        let run = Task { try await engine.run() }
+        for index in 0..<10 { try engine.tracker.track("event \(index)") }
+        await queue.waitForPendingWrites()
+        _ = await engine.observer.firstSnapshot { $0.destinations.first?.state == .idle }
+        // The writer is busy: the settle of the batch sent below waits behind it.
+        let releaseWriter = await queue.holdWriter()
+        await engine.flush()
+        _ = await sender.waitForSends(1)
+        run.cancel()
+        releaseWriter()
+        _ = await run.result
+        #expect(sender.batches.count == 1)
+        #expect(queue.depth.events == 0, "the settle landed although the run was cancelled before it could run")
+        _ = await queue.close()
+        // And the store says so: nothing is sent again on the next start.
+        let reopened = try SQLiteEventQueue(path: path)
+        #expect(reopened.depth.events == 0)
+        _ = await reopened.close()
     }
 
     @Test("a cancelled run returns only once the settle of a batch the collector took has landed")

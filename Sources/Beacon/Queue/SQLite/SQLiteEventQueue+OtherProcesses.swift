@@ -18,7 +18,7 @@ extension SQLiteEventQueue {
         guard let inStore, inStore > known else { return 0 }
         let snapshot: Snapshot
         do {
-            // Another connection wrote: `bookkeeping` sees it in `data_version` and reads the tables.
+            // Another connection wrote: `bookkeeping` sees it in the pager's data version and reads the tables.
             snapshot = try await writer.transaction { db in
                 (try self.writer.bookkeeping(db, order: self.nextTransactionOrder()), ())
             }.0

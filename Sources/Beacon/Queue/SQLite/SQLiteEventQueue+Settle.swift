@@ -82,8 +82,8 @@ extension SQLiteEventQueue {
         /// Rows of the dead-letter table (a settle that stores letters and the dead-letter
         /// operations set it): while it is 0, what leaves the queue needs no look there.
         var deadLetterRows = 0
-        /// The writer connection's `PRAGMA data_version` when it was read or taken from
-        /// memory (`nil`: not known, so never kept); see ``SQLiteQueueWriter/bookkeeping(_:order:)``.
+        /// The writer connection's pager data version as the transaction that kept it
+        /// committed (`nil`: not known, so never kept); see ``SQLiteQueueWriter/fileDataVersion(_:)``.
         var dataVersion: Int64?
 
         /// Reads every bookkeeping table. Write transactions take it through

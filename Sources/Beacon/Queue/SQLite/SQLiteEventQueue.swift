@@ -522,6 +522,21 @@ public final class SQLiteEventQueue: EventQueue {
         writer.forgetBookkeeping()  // whatever it changed, the next transaction reads the tables
     }
 
+    /// Occupies the writer connection until the returned closure is called: the write
+    /// transactions asked for meanwhile wait behind it, in the order asked (a store busy
+    /// with a long group commit). For tests.
+    @_spi(Testing)
+    public func holdWriter() async -> @Sendable () -> Void {
+        let held = DispatchSemaphore(value: 0)
+        await withCheckedContinuation { (started: CheckedContinuation<Void, Never>) in
+            pool.asyncWriteWithoutTransaction { _ in
+                started.resume()
+                held.wait()
+            }
+        }
+        return { held.signal() }
+    }
+
     /// Whether the bookkeeping the writer keeps in memory is the store's, table for table
     /// (`nil` before the first write transaction kept one). Runs on the writer
     /// connection, between transactions. For tests (no other process may write meanwhile).

@@ -1,12 +1,13 @@
 import GRDB
+import GRDBSQLite
 import Synchronization
 
 /// The bookkeeping in memory: segments, cursors, what left out of order, each
 /// destination's counters and the store's, as this process's last write transaction left
 /// them in the store. Every write transaction starts from it instead of reading the tables
 /// again; it reads them only when another connection has written since (a `beacon track`
-/// beside the engine, a sync import), which the writer connection's `PRAGMA data_version`
-/// tells at the cost of one statement that reads no table.
+/// beside the engine, a sync import), which the writer connection's pager tells without a
+/// statement (``fileDataVersion(_:)``).
 ///
 /// All write transactions run one at a time on the pool's writer connection, and each
 /// keeps what it leaves before the next begins (``transaction(_:)``), so the kept
@@ -21,7 +22,7 @@ extension SQLiteQueueWriter {
     /// Inside a write transaction: the store's bookkeeping, from memory when no other
     /// connection committed since this process's last transaction, else read.
     func bookkeeping(_ db: Database, order: UInt64) throws -> SQLiteEventQueue.Snapshot {
-        let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version"))
+        let version = Self.fileDataVersion(db)
         let kept = book.withLock { book -> SQLiteEventQueue.Snapshot? in
             guard let snapshot = book.snapshot, let version, snapshot.dataVersion == version else {
                 book.reads.fromStore += 1
@@ -36,35 +37,57 @@ extension SQLiteQueueWriter {
         return snapshot
     }
 
+    /// The data version of the writer connection's pager (`SQLITE_FCNTL_DATA_VERSION`): it
+    /// changes with every commit to the file, this connection's and any other's, and is
+    /// brought up to date when a transaction begins. Read after each commit and again
+    /// after the next `BEGIN`, it says whether anyone else wrote in between, as
+    /// `PRAGMA data_version` does, but without running a statement (one of about eight per
+    /// delivered batch). `nil` when the connection is closed or SQLite refuses.
+    static func fileDataVersion(_ db: Database) -> Int64? {
+        guard let connection = db.sqliteConnection else { return nil }
+        var version: UInt32 = 0
+        guard sqlite3_file_control(connection, "main", SQLITE_FCNTL_DATA_VERSION, &version) == SQLITE_OK else { return nil }
+        return Int64(version)
+    }
+
     /// Runs `body` in one immediate transaction on the writer connection and, once it
-    /// committed, keeps the bookkeeping it returns, before any other transaction can
-    /// begin. A transaction that fails forgets it: the next one reads the tables.
+    /// committed, keeps the bookkeeping it returns (with the data version its commit
+    /// left), before any other transaction can begin. A transaction that fails forgets
+    /// it: the next one reads the tables.
     func transaction<T>(_ body: (Database) throws -> (SQLiteEventQueue.Snapshot, T)) throws -> (SQLiteEventQueue.Snapshot, T) {
-        try pool.writeWithoutTransaction { db in
-            do {
-                let result = try db.inCachedTransaction { try body(db) }
-                keep(result.0)
-                return result
-            } catch {
-                forgetBookkeeping()
-                throw error
+        try pool.writeWithoutTransaction { db in try committing(db, body) }
+    }
+
+    /// ``transaction(_:)`` from async code: the caller waits without holding a thread.
+    ///
+    /// Not cancelled with the caller's task, on purpose. GRDB's async write interrupts
+    /// the statement of a cancelled task; a settle so interrupted would leave a batch the
+    /// collector took queued, to be sent again. A transaction once asked for runs to its
+    /// end, in the order asked, so a batcher's settles can run inside its `run()`, which
+    /// a hard stop cancels.
+    func transaction<T: Sendable>(
+        _ body: @escaping @Sendable (Database) throws -> (SQLiteEventQueue.Snapshot, T)
+    ) async throws -> (SQLiteEventQueue.Snapshot, T) {
+        try await withCheckedThrowingContinuation { continuation in
+            pool.asyncWriteWithoutTransaction { db in
+                continuation.resume(with: Result { try self.committing(db, body) })
             }
         }
     }
 
-    /// ``transaction(_:)`` from async code: the caller waits without holding a thread.
-    func transaction<T: Sendable>(
-        _ body: @escaping @Sendable (Database) throws -> (SQLiteEventQueue.Snapshot, T)
-    ) async throws -> (SQLiteEventQueue.Snapshot, T) {
-        try await pool.writeWithoutTransaction { db in
-            do {
-                let result = try db.inCachedTransaction { try body(db) }
-                self.keep(result.0)
-                return result
-            } catch {
-                self.forgetBookkeeping()
-                throw error
-            }
+    /// One transaction of ``transaction(_:)``, on the writer connection.
+    private func committing<T>(
+        _ db: Database, _ body: (Database) throws -> (SQLiteEventQueue.Snapshot, T)
+    ) throws -> (SQLiteEventQueue.Snapshot, T) {
+        do {
+            var result = try db.inCachedTransaction { try body(db) }
+            // The commit changed the version: what the next transaction compares with.
+            if result.0.dataVersion != nil { result.0.dataVersion = Self.fileDataVersion(db) }
+            keep(result.0)
+            return result
+        } catch {
+            forgetBookkeeping()
+            throw error
         }
     }
 
