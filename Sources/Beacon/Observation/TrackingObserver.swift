@@ -145,9 +145,9 @@ public actor TrackingObserver {
         subscriberCount.add(1, ordering: .relaxed)
         applyInbox()
         continuation.yield(current)
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(id) }
-        }
+        // The count drops at once, from whatever thread ends the stream; the entry goes at
+        // the next publish, which finds it terminated (no task to reach the actor).
+        continuation.onTermination = { [weak self] _ in self?.subscriberCount.subtract(1, ordering: .relaxed) }
         return stream
     }
 
@@ -179,9 +179,8 @@ public actor TrackingObserver {
         }
         wakeContinuation.finish()
         oldestChangeContinuation.finish()
-        for subscriber in subscribers.values { subscriber.finish() }
+        for subscriber in subscribers.values { subscriber.finish() }  // each one's termination lowers the count
         subscribers.removeAll()
-        subscriberCount.store(0, ordering: .relaxed)
     }
 
     /// Applies the reports waiting in the inbox, then publishes one snapshot.
@@ -445,15 +444,13 @@ public actor TrackingObserver {
             let destination = current.destinations[index]
             current.destinations[index].state = reportedStates[destination.name] ?? destination.state
         }
-        for subscriber in subscribers.values { subscriber.yield(current) }
+        for (id, subscriber) in subscribers {
+            if case .terminated = subscriber.yield(current) { subscribers[id] = nil }
+        }
     }
 
     /// Each destination's state as its batcher last reported it.
     private var reportedStates: [String: DestinationStatus.State] = [:]
-
-    private func unsubscribe(_ id: Int) {
-        if subscribers.removeValue(forKey: id) != nil { subscriberCount.subtract(1, ordering: .relaxed) }
-    }
 
     /// Reports not yet applied.
     private struct Inbox {

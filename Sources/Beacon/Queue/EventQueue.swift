@@ -193,6 +193,10 @@ extension EventQueue {
         } ?? false
     }
 
+    /// `body`'s value, or `nil` after `timeout`. Two unstructured tasks, not a task group:
+    /// a group would wait for `body` at the deadline, and what it waits on (a commit's
+    /// ticket, the writer's drain) does not end when cancelled; the caller is owed an answer
+    /// at the deadline, and `body` ends on its own when the commit lands or drops.
     private static func race<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable () async -> T) async -> T? {
         let (stream, continuation) = AsyncStream.makeStream(of: T?.self)
         let work = Task {

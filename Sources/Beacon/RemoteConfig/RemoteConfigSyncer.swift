@@ -79,6 +79,8 @@ public actor RemoteConfigSyncer<C: Clock>: Service where C.Duration == Duration 
     @discardableResult
     public func syncNow() async -> RemoteConfigStatus {
         if let inFlight { return await inFlight.value }
+        // A task of its own, not a child: callers that come while it runs share it
+        // (one request to the feed), and a caller that goes away cancels only its wait.
         let task = Task { await self.poll() }
         inFlight = task
         let result = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
@@ -92,15 +94,11 @@ public actor RemoteConfigSyncer<C: Clock>: Service where C.Duration == Duration 
         let id = UUID()
         subscribers[id] = continuation
         continuation.yield(currentStatus())
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(id) }
-        }
+        // A stream its reader ended is dropped at the next publish, which finds it terminated.
         return stream
     }
 
     // MARK: Internals
-
-    private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
 
     private func currentStatus() -> RemoteConfigStatus {
         var current = status
@@ -110,7 +108,9 @@ public actor RemoteConfigSyncer<C: Clock>: Service where C.Duration == Duration 
 
     private func publish() {
         let current = currentStatus()
-        for continuation in subscribers.values { continuation.yield(current) }
+        for (id, continuation) in subscribers {
+            if case .terminated = continuation.yield(current) { subscribers[id] = nil }
+        }
         observer?.report(.remoteConfig(RemoteConfigSummary(current, interval: isPolling ? interval : nil)))
     }
 

@@ -78,7 +78,10 @@ public final class ControlServer: Service, Sendable {
     ) async throws(ControlServerError) -> ControlServer {
         switch ControlSocket.probe(path) {
         case .nothing: break
-        case .stale, .live where lock != nil:  // `where` guards `.live` only: a stale socket is always replaced
+        case .stale:  // always replaced
+            logger.notice("replacing a stale control socket left by an engine that is gone", metadata: ["path": "\(path)"])
+            unlink(path)
+        case .live where lock != nil:
             logger.notice("replacing a stale control socket left by an engine that is gone", metadata: ["path": "\(path)"])
             unlink(path)
         case .live:
@@ -106,6 +109,9 @@ public final class ControlServer: Service, Sendable {
         }
         let server = ControlServer(
             path: path, inode: inode, engineUID: geteuid(), maxResponseBytes: maxResponseBytes, handler: handler, logger: logger)
+        // Accepting starts with the listening socket, before anyone runs the server: an
+        // engine's control channel answers from its start (`ctl` right after launch), and
+        // `close()` ends it (cancelled, then awaited), which `run()` calls on its way out.
         server.acceptTask.withLock { $0 = Task { await server.accept(on: channel) } }
         logger.info("serving the control channel", metadata: ["path": "\(path)"])
         return server

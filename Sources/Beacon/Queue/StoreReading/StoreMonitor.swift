@@ -34,6 +34,9 @@ public final class StoreMonitor: Sendable {
     /// (or its task is cancelled). The newest snapshot wins when the reader is slow.
     public func snapshots() -> AsyncStream<EngineSnapshot> {
         let (stream, continuation) = AsyncStream.makeStream(of: EngineSnapshot.self, bufferingPolicy: .bufferingNewest(1))
+        // The poller runs beside its reader, not in the reader's task: the newest snapshot
+        // waits in the stream while the reader draws, and the reader's going away (the
+        // stream's termination) cancels it.
         let task = Task { [reader, interval, batchLimit] in
             var builder = StoreSnapshotBuilder(storePath: reader.path)
             let clock = ContinuousClock()

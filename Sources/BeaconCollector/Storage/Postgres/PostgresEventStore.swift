@@ -175,7 +175,7 @@ final class PostgresEventStore: CollectorStore {
 
     func health() async -> StoreHealth {
         do {
-            try await withDeadline(min(configuration.operationTimeout, .seconds(2))) { [client, logger] in
+            _ = try await withDeadline(min(configuration.operationTimeout, .seconds(2))) { [client, logger] in
                 try await client.query("SELECT 1", logger: logger)
             }
             return StoreHealth(kind: "postgres", problem: nil)
@@ -217,6 +217,8 @@ final class PostgresEventStore: CollectorStore {
     private func migrate() async throws {
         let task = migration.withLock { current in
             if let current { return current }
+            // A task of its own, not a child of one request: the requests that come while
+            // it runs wait on it, and one that goes away must not cancel the others' migration.
             let task = Task { [self] in try await applyMigrations() }
             current = task
             return task
