@@ -7,11 +7,12 @@ import Testing
 /// `GET /v1/config` on a real collector, from a config file in a temporary directory.
 @Suite("Config feed", .timeLimit(.minutes(1)))
 struct ConfigFeedTests {
-    let directory: String
+    /// Removed, with the files the test left in it, when the test ends.
+    let store: TemporaryStore
+    var directory: String { store.directory }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-config-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = try TemporaryStore("config")
     }
 
     var file: String { directory + "/remote-config.json" }

@@ -88,18 +88,3 @@ func httpSender(port: Int) throws -> HTTPSender {
         configuration: try HTTPSenderConfiguration(endpoint: "http://127.0.0.1:\(port)", writeKey: nil, requestTimeout: .seconds(20)),
         logger: logger)
 }
-
-/// Waits until `condition` holds, checking every 20 ms, for at most `limit`; whether it
-/// held. For conditions no observer publishes (what a recording sender saw).
-func waitUntil(_ limit: Duration, _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        do {
-            try await Task.sleep(for: .milliseconds(20))
-        } catch {
-            break  // cancelled (the test's time limit): one last look below
-        }
-    }
-    return try await condition()
-}

@@ -139,7 +139,7 @@ struct PostgresAcceptanceTests {
                         #expect(stats.json["sharedProblem"] is String)
                     }
                     for recorder in recorders {
-                        #expect(await waitUntil(.seconds(15)) { recorder.attempts.contains { $0.status == 503 } }, "the engine was answered 503")
+                        #expect(await eventually(within: .seconds(15)) { recorder.attempts.contains { $0.status == 503 } }, "the engine was answered 503")
                     }
                     // The outage lasts 10 s: a scenario's length, not a wait for something to happen.
                     try await Task.sleep(until: start + .seconds(10))

@@ -36,7 +36,9 @@ struct ConcurrentDeliveryEndToEndTests {
 
     @Test(arguments: [2, 4])
     func everythingArrivesExactlyOnceThroughFaults(concurrency: Int) async throws {
-        let directory = try DeliveryEndToEndTests.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], faultPlan: DeliveryEndToEndTests.faultPlan, seed: 42)) { collector, port in
             let (engine, sender) = try Self.makeEngine(
                 port: port, directory: directory, concurrency: concurrency, batchSize: 250, timeout: .milliseconds(400))
@@ -67,7 +69,9 @@ struct ConcurrentDeliveryEndToEndTests {
     /// Without faults, ten thousand events in waves of four: stored once, and the
     /// collector saw requests overlap (its own log: one arrived before another was answered).
     @Test func tenThousandEventsInWavesOfFourAreStoredExactlyOnce() async throws {
-        let directory = try DeliveryEndToEndTests.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         try await withCollector(CollectorConfiguration(writeKeys: ["e2e"])) { collector, port in
             let (engine, sender) = try Self.makeEngine(port: port, directory: directory, concurrency: 4, batchSize: 100, policy: .manual)
             var ids: [String] = []
@@ -98,7 +102,9 @@ struct ConcurrentDeliveryEndToEndTests {
     /// 413 splitting and a refused event at four in flight: the event the collector
     /// refuses is dead-lettered, every other one stored once.
     @Test func splittingAndADeadLetterAtFour() async throws {
-        let directory = try DeliveryEndToEndTests.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         var plan = FaultPlan.none
         plan.maxBatchEvents = 10
         let configuration = CollectorConfiguration(writeKeys: ["e2e"], limits: CollectorLimits(maxEventBytes: 2_000), faultPlan: plan)
@@ -134,7 +140,9 @@ struct ConcurrentDeliveryEndToEndTests {
     /// Retries run out at four in flight: every event of a collector that stays down is
     /// dead-lettered with the reason, and the queue goes on once it is back.
     @Test func retriesRunOutAtFour() async throws {
-        let directory = try DeliveryEndToEndTests.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         var plan = FaultPlan.none
         plan.down = true
         try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], faultPlan: plan)) { collector, port in
@@ -165,7 +173,9 @@ struct ConcurrentDeliveryEndToEndTests {
     /// counted as one failure, and the next wave waits for the policy's growing delay;
     /// nothing is sent while the batcher sleeps.
     @Test func outageBacksOffWaveByWave() async throws {
-        let directory = try DeliveryEndToEndTests.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         var plan = FaultPlan.none
         plan.down = true
         try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], faultPlan: plan)) { collector, port in

@@ -34,7 +34,9 @@ struct DeadLetterRetryTests {
     }
 
     @Test func refusedEventsAreRetriedExactlyOnceAfterTheCauseIsLifted() async throws {
-        let directory = try DeliveryEndToEndTests.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         let path = directory + "/queue.sqlite"
         let (large, letters) = try await withCollector(Self.configuration(maxEventBytes: 400)) { small, port in
             let engine = try MultiDestinationTests.makeEngine(path: path, destinations: [
@@ -84,7 +86,9 @@ struct DeadLetterRetryTests {
     }
 
     @Test func purgeRemovesDeadLettersAndCountsThem() async throws {
-        let directory = try DeliveryEndToEndTests.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         let path = directory + "/queue.sqlite"
         try await withCollector(Self.configuration(maxEventBytes: 400)) { _, port in
             let engine = try MultiDestinationTests.makeEngine(path: path, destinations: [

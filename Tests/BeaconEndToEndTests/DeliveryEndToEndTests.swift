@@ -49,11 +49,6 @@ struct DeliveryEndToEndTests {
             retryPolicy: retryPolicy, logger: logger)
     }
 
-    static func temporaryDirectory() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-e2e-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
 
     /// Runs the engine while `body` runs, then stops it.
     static func running(_ engine: BeaconEngine<ContinuousClock>, _ body: () async throws -> Void) async throws {
@@ -69,7 +64,9 @@ struct DeliveryEndToEndTests {
     }
 
     @Test func tenThousandEventsAreStoredExactlyOnce() async throws {
-        let directory = try Self.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         try await withCollector(CollectorConfiguration(writeKeys: ["e2e"])) { collector, port in
             let engine = try Self.makeEngine(port: port, directory: directory, batchSize: 100)
             var ids: [String] = []
@@ -89,7 +86,9 @@ struct DeliveryEndToEndTests {
     }
 
     @Test func everythingArrivesExactlyOnceThroughFaults() async throws {
-        let directory = try Self.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], faultPlan: Self.faultPlan, seed: 42)) { collector, port in
             let engine = try Self.makeEngine(port: port, directory: directory, batchSize: 250, timeout: .milliseconds(400))
             var ids: [String] = []
@@ -116,7 +115,9 @@ struct DeliveryEndToEndTests {
     /// clock reaches it, and one request is in flight at a time. No wall-clock bound: a
     /// loaded machine cannot make it pass or fail.
     @Test func outageBacksOffWithGrowingGapsOneRequestAtATime() async throws {
-        let directory = try Self.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         var plan = FaultPlan.none
         plan.down = true
         try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], faultPlan: plan)) { collector, port in
@@ -156,7 +157,9 @@ struct DeliveryEndToEndTests {
     }
 
     @Test func retriesRunOutAndTheQueueDoesNotBlock() async throws {
-        let directory = try Self.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         var plan = FaultPlan.none
         plan.down = true
         try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], faultPlan: plan)) { collector, port in
@@ -187,7 +190,9 @@ struct DeliveryEndToEndTests {
     }
 
     @Test func retryAfterIsRespected() async throws {
-        let directory = try Self.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         var plan = FaultPlan.none
         plan.throttleRate = 1
         plan.retryAfterSeconds = 1
@@ -208,7 +213,9 @@ struct DeliveryEndToEndTests {
     }
 
     @Test func offlineBurstDrainsInConsecutiveFullBatches() async throws {
-        let directory = try Self.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         try await withCollector(CollectorConfiguration(writeKeys: ["e2e"])) { collector, port in
             let batchSize = 40
             let engine = try Self.makeEngine(port: port, directory: directory, batchSize: batchSize, policy: .manual)
@@ -229,7 +236,9 @@ struct DeliveryEndToEndTests {
     }
 
     @Test func refusedEventIsDeadLetteredAndTheRestStored() async throws {
-        let directory = try Self.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], limits: CollectorLimits(maxEventBytes: 2_000))) { collector, port in
             let engine = try Self.makeEngine(port: port, directory: directory, batchSize: 10, policy: .manual)
             try await Self.running(engine) {
@@ -254,7 +263,9 @@ struct DeliveryEndToEndTests {
     /// event's copies are dead-lettered with it.
     @Test(arguments: [1, 4])
     func copiesOfAMessageIdAreSentOnceAndSettledTogether(concurrency: Int) async throws {
-        let directory = try Self.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         try await withCollector(CollectorConfiguration(writeKeys: ["e2e"], limits: CollectorLimits(maxEventBytes: 2_000))) { collector, port in
             var logger = Logger(label: "beacon.e2e")
             logger.logLevel = .critical
@@ -293,7 +304,9 @@ struct DeliveryEndToEndTests {
     }
 
     @Test func wrongWriteKeyPausesTheDestination() async throws {
-        let directory = try Self.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         try await withCollector(CollectorConfiguration(writeKeys: ["another-key"])) { collector, port in
             let engine = try Self.makeEngine(port: port, directory: directory, batchSize: 10, policy: .count(1))
             try await Self.running(engine) {

@@ -34,7 +34,9 @@ struct MultiDestinationTests {
     }
 
     @Test func aDownDestinationHoldsNothingBackAndCatchesUpExactlyOnce() async throws {
-        let directory = try DeliveryEndToEndTests.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         let path = directory + "/queue.sqlite"
         let down = { var plan = FaultPlan.none; plan.down = true; return plan }()
         let count = 1_000
@@ -88,7 +90,9 @@ struct MultiDestinationTests {
     }
 
     @Test func eachDestinationGetsTheEventsItsEnrichmentShapes() async throws {
-        let directory = try DeliveryEndToEndTests.temporaryDirectory()
+        let temporary = try TemporaryStore("e2e")
+        defer { withExtendedLifetime(temporary) {} }  // removed with its files when the test ends
+        let directory = temporary.directory
         try await withCollector(CollectorConfiguration(writeKeys: ["e2e"])) { product, productPort in
             try await withCollector(CollectorConfiguration(writeKeys: ["e2e"])) { ads, adsPort in
                 let engine = try Self.makeEngine(path: directory + "/queue.sqlite", destinations: [

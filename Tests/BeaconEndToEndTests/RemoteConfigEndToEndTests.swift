@@ -11,12 +11,14 @@ import Testing
 /// Real HTTP on 127.0.0.1, a real SQLite store shared by the queue and the sync importer.
 @Suite("Remote config end to end", .timeLimit(.minutes(1)))
 struct RemoteConfigEndToEndTests {
-    let directory: String
+    /// Removed, with the files the test left in it, when the test ends.
+    let temporary: TemporaryStore
+    var directory: String { temporary.directory }
     let clock = ManualClock()
     static let interval = Duration.seconds(5)
 
     init() throws {
-        directory = try DeliveryEndToEndTests.temporaryDirectory()
+        temporary = try TemporaryStore("e2e")
     }
 
     var file: String { directory + "/remote-config.json" }

@@ -1,3 +1,4 @@
+import BeaconTesting
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -22,11 +23,7 @@ extension ProcessHeavy {
 
         /// Polls `condition` (bounded): what the processes say changes as they work.
         static func eventually(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
-                if try await condition() { return }
-                try await Task.sleep(for: .milliseconds(100))
-            }
+            if try await BeaconTesting.eventually(within: timeout, every: .milliseconds(100), condition) { return }
             Issue.record("not within \(timeout): \(what)")
         }
 

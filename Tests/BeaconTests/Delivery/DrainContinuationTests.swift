@@ -1,6 +1,5 @@
 @_spi(Testing) import Beacon
 import BeaconTesting
-import Foundation
 import Synchronization
 import Testing
 
@@ -251,10 +250,9 @@ struct DrainContinuationTests {
 
     @Test("on a real store, a run cancelled while its settle waits for a busy writer still lands the settle, then ends")
     func aCancelledRunLandsItsSettleOnABusyStore() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-cancel-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
-        let path = directory + "/queue.sqlite"
+        let store = try TemporaryStore("cancel")
+        defer { withExtendedLifetime(store) {} }  // its files, removed with it, are used to the end
+        let path = store.path
         let queue = try SQLiteEventQueue(path: path)
         let sender = RecordingSender()
         let engine = BeaconEngine(

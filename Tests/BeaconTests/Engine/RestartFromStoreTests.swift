@@ -11,11 +11,12 @@ import Testing
 @Suite("Engine started on a store left by an earlier life", .timeLimit(.minutes(1)))
 struct RestartFromStoreTests {
     let clock = ManualClock()
-    let directory: String
+    /// Removed, with the files the test left in it, when the test ends.
+    let store: TemporaryStore
+    var directory: String { store.directory }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-restart-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = try TemporaryStore("restart")
     }
 
     var path: String { directory + "/queue.sqlite" }

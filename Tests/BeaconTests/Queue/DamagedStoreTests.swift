@@ -1,4 +1,5 @@
 import Beacon
+import BeaconTesting
 import BeaconWire
 import Foundation
 import GRDB
@@ -9,12 +10,13 @@ import Testing
 /// never a trap (GRDB's `row[i] as Int` traps on them).
 @Suite("Damaged stores", .timeLimit(.minutes(1)))
 struct DamagedStoreTests {
-    let directory: String
+    /// Removed, with the files the test left in it, when the test ends.
+    let store: TemporaryStore
+    var directory: String { store.directory }
     var path: String { directory + "/queue.sqlite" }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-damaged-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = try TemporaryStore("damaged")
     }
 
     /// A store with 3 events, one destination and one batch in its history.

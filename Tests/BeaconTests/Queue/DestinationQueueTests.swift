@@ -1,4 +1,5 @@
 import Beacon
+import BeaconTesting
 import BeaconWire
 import Foundation
 import GRDB
@@ -13,11 +14,12 @@ struct DestinationQueueTests {
         var testDescription: String { rawValue }
     }
 
-    let directory: String
+    /// Removed, with the files the test left in it, when the test ends.
+    let store: TemporaryStore
+    var directory: String { store.directory }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-destinations-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = try TemporaryStore("destinations")
     }
 
     var path: String { directory + "/queue.sqlite" }

@@ -1,4 +1,5 @@
 @testable import Beacon
+import BeaconTesting
 import BeaconWire
 import Foundation
 import Testing
@@ -8,11 +9,12 @@ import Testing
 /// counts the bytes that leave from what the read saw.
 @Suite("Queue reads as slices", .timeLimit(.minutes(1)))
 struct QueueReadSlicesTests {
-    let directory: String
+    /// Removed, with the files the test left in it, when the test ends.
+    let store: TemporaryStore
+    var directory: String { store.directory }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = try TemporaryStore("tests")
     }
 
     var path: String { directory + "/queue.sqlite" }

@@ -8,11 +8,12 @@ import Testing
 /// Real SQLite files in a temporary directory.
 @Suite("SQLite queue", .timeLimit(.minutes(1)))
 struct SQLiteQueueTests {
-    let directory: String
+    /// Removed, with the files the test left in it, when the test ends.
+    let store: TemporaryStore
+    var directory: String { store.directory }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = try TemporaryStore("tests")
     }
 
     var path: String { directory + "/queue.sqlite" }
@@ -253,9 +254,9 @@ struct SQLiteQueueCounterTests {
     /// Regression: a commit used counters read before its transaction, so a settle that
     /// committed in between was overwritten and depth drifted above the real row count.
     @Test func countersMatchTheRowsWhileCommitsAndSettlesInterleave() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-race-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let path = directory + "/queue.sqlite"
+        let store = try TemporaryStore("race")
+        defer { withExtendedLifetime(store) {} }  // its files, removed with it, are used to the end
+        let path = store.path
         let queue = try SQLiteEventQueue(path: path)
         let tracker = Tracker(queue: queue)
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -10,12 +10,13 @@ import Testing
 /// waits can be bounded, drops are counted in the store, and the log stays short.
 @Suite("Storage faults in the engine", .timeLimit(.minutes(1)))
 struct StorageFaultTests {
-    let directory: String
+    /// Removed, with the files the test left in it, when the test ends.
+    let store: TemporaryStore
+    var directory: String { store.directory }
     var path: String { directory + "/queue.sqlite" }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-faults-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = try TemporaryStore("faults")
     }
 
     func configuration(capacity: Int) -> SQLiteEventQueue.Configuration {

@@ -1,4 +1,5 @@
 import Beacon
+import BeaconTesting
 import BeaconWire
 import Foundation
 import Testing
@@ -6,11 +7,12 @@ import Testing
 /// Snapshots of a real SQLite store read through `StoreReader`, as `beacon monitor` builds them.
 @Suite("Store monitor", .timeLimit(.minutes(1)))
 struct StoreMonitorTests {
-    let directory: String
+    /// Removed, with the files the test left in it, when the test ends.
+    let store: TemporaryStore
+    var directory: String { store.directory }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-monitor-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = try TemporaryStore("monitor-tests")
     }
 
     var path: String { directory + "/store.sqlite" }

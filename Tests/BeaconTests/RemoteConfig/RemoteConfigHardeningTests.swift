@@ -9,7 +9,14 @@ import Testing
 /// can plant a value that breaks a later start.
 @Suite("Remote config hardening", .timeLimit(.minutes(1)))
 struct RemoteConfigHardeningTests {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-rch-\(UUID().uuidString).sqlite").path
+    /// Removed, with the store's log and lock files, when the test ends.
+    let store: TemporaryStore
+    var path: String { store.path }
+
+    init() throws {
+        store = try TemporaryStore("rch")
+    }
+
 
     /// Extremes of every JSON type, as they appear in a feed.
     static let extremes: [String] = [

@@ -28,7 +28,14 @@ final class FakeConfigFeed: Sendable {
 
 @Suite("Remote config syncer", .timeLimit(.minutes(1)))
 struct RemoteConfigSyncerTests {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-rc-\(UUID().uuidString).sqlite").path
+    /// Removed, with the store's log and lock files, when the test ends.
+    let store: TemporaryStore
+    var path: String { store.path }
+
+    init() throws {
+        store = try TemporaryStore("rc")
+    }
+
     let clock = ManualClock()
     let feed = FakeConfigFeed()
     let settings = SettingsStore()

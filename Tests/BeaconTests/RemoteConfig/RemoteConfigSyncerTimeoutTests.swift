@@ -9,8 +9,9 @@ import Testing
 @Suite("Remote config syncer: a trickling feed", .timeLimit(.minutes(1)))
 struct RemoteConfigSyncerTimeoutTests {
     @Test func aTrickledFeedEndsThePollAtTheTimeout() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-rc-\(UUID().uuidString).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try TemporaryStore("rc")
+        defer { withExtendedLifetime(store) {} }  // its files, removed with it, are used to the end
+        let path = store.path
         let body = Array(#"{"settings": {"batchSize": 7}, "version_token": "slow"}"#.utf8)
         let server = try TricklingHTTPServer(head: TricklingHTTPServer.head(status: 200, length: body.count), body: body, pause: .seconds(1))
         defer { server.stop() }

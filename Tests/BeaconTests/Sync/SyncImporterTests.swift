@@ -1,4 +1,5 @@
 @testable import Beacon
+import BeaconTesting
 import BeaconWire
 import Foundation
 import GRDB
@@ -7,11 +8,12 @@ import Testing
 /// The importer on real SQLite files in a temporary directory.
 @Suite("Sync importer", .timeLimit(.minutes(1)))
 struct SyncImporterTests {
-    let directory: String
+    /// Removed, with the files the test left in it, when the test ends.
+    let store: TemporaryStore
+    var directory: String { store.directory }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-sync-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = try TemporaryStore("sync")
     }
 
     var path: String { directory + "/store.sqlite" }
