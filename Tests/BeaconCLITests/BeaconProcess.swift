@@ -1,3 +1,4 @@
+import BeaconTesting
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -50,32 +51,8 @@ enum BeaconProcess {
         _ invocations: [[String]], width: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
         limit: Duration = .seconds(20)
     ) async throws -> [Result] {
-        try await concurrently(invocations, width: width) { arguments in
+        try await BeaconTesting.concurrently(invocations, width: width) { arguments in
             try await run(arguments, stdinBytes: nil, limit: limit)
-        }
-    }
-
-    /// `body` for each item, at most `width` at once; the results in the items' order.
-    static func concurrently<Item: Sendable, Output: Sendable>(
-        _ items: [Item], width: Int, _ body: @escaping @Sendable (Item) async throws -> Output
-    ) async throws -> [Output] {
-        try await withThrowingTaskGroup(of: (Int, Output).self) { group in
-            var results = [Output?](repeating: nil, count: items.count)
-            var next = 0
-            for _ in 0..<min(max(1, width), items.count) {
-                let index = next, item = items[index]
-                group.addTask { (index, try await body(item)) }
-                next += 1
-            }
-            while let (index, output) = try await group.next() {
-                results[index] = output
-                if next < items.count {
-                    let index = next, item = items[index]
-                    group.addTask { (index, try await body(item)) }
-                    next += 1
-                }
-            }
-            return results.compactMap { $0 }
         }
     }
 

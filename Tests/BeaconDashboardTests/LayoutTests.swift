@@ -1,5 +1,6 @@
 import Beacon
 import BeaconDashboard
+import BeaconTesting
 import Testing
 
 @Suite struct LayoutTests {
@@ -11,8 +12,9 @@ import Testing
 
     /// Every size from the minimum up renders the header and the keys, and nothing else
     /// pushes them off.
-    @Test func everySizeKeepsHeaderAndFooter() {
-        for snapshot in Self.snapshots {
+    /// The snapshots render on both cores at once (each render is pure).
+    @Test func everySizeKeepsHeaderAndFooter() async throws {
+        _ = try await concurrently(Self.snapshots, width: 2) { snapshot in
             for width in stride(from: 40, through: 220, by: 9) {
                 for height in stride(from: 10, through: 70, by: 3) {
                     let grid = DashboardRenderer.render(snapshot: snapshot, state: DashboardState(mode: .demo),

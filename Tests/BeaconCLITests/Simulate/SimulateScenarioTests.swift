@@ -1,4 +1,5 @@
 import BeaconSimulation
+import BeaconTesting
 import Foundation
 import Testing
 
@@ -27,7 +28,7 @@ import Testing
     /// three at a time: each is a few hundred events a second against the wall clock
     /// (about 12 s each), so they share two cores without crowding each other.
     @Test func everyBundledScenarioPassesAndTheStoresAgreeWithItsReport() async throws {
-        let runs = try await BeaconProcess.concurrently(Self.scenarios, width: 3) { name in
+        let runs = try await concurrently(Self.scenarios, width: 3) { name in
             try await Self.simulate(Self.path(name))
         }
         #expect(runs.count == Self.scenarios.count)
