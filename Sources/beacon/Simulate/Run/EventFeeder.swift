@@ -158,11 +158,37 @@ final class EventFeeder: @unchecked Sendable {
     }
 
     private func post(_ due: [(serial: Int, step: Int, stepName: String, poison: Bool)], to port: Int) {
+        let outcome = send(due, to: port)
+        if let refusal = outcome, due.count > 1, refusal.isQueueFull {
+            // Which events a full queue refuses must not depend on how the due events
+            // happened to be grouped into posts (the timing): a post refused as a whole for
+            // a full queue goes again one event at a time, so the events that fit are taken,
+            // as they would be tracked one by one, and a seed's run refuses the same events
+            // every time.
+            for event in due { record([event], send([event], to: port)) }
+        } else {
+            record(due, outcome)
+        }
+        condition.withLock {
+            inFlight = false
+            condition.broadcast()
+        }
+    }
+
+    /// Why a post was not taken (nil: answered 200).
+    private struct Refusal: Error {
+        var text: String
+        /// A 503 `queue_full`: the engine's queue is at its bound.
+        var isQueueFull: Bool
+    }
+
+    /// Posts the events; nil when answered 200, else why not.
+    private func send(_ due: [(serial: Int, step: Int, stepName: String, poison: Bool)], to port: Int) -> Refusal? {
         let batch = JSONValue.object([
             "batch": .array(due.map { events.event($0.serial, step: $0.step, stepName: $0.stepName, poison: $0.poison) })
         ])
         let body = batch.jsonBytes
-        var outcome: String?
+        var outcome: Refusal?
         // A kept-alive connection the server closed while idle fails at once: such a
         // failure is tried again once on a new connection (the collector downstream stores
         // each messageId once, so even a post that did arrive cannot be stored twice).
@@ -172,15 +198,25 @@ final class EventFeeder: @unchecked Sendable {
                 let connection = try kept ?? RawHTTPConnection(port: port, timeoutSeconds: Self.answerTimeoutSeconds)
                 condition.withLock { self.connection = connection }
                 let response = try connection.post("/v1/batch", body: body, gzip: false)
-                outcome = response.status == 200
-                    ? nil : "HTTP \(response.status): \(String(decoding: response.body.prefix(200), as: UTF8.self))"
+                if response.status == 200 {
+                    outcome = nil
+                } else {
+                    let text = String(decoding: response.body.prefix(200), as: UTF8.self)
+                    outcome = Refusal(
+                        text: "HTTP \(response.status): \(text)", isQueueFull: response.status == 503 && text.contains("queue_full"))
+                }
                 break
             } catch {
                 condition.withLock { self.connection = nil }
-                outcome = "\(error)"
+                outcome = Refusal(text: "\(error)", isQueueFull: false)
                 if kept == nil || attempt == 2 { break }
             }
         }
+        return outcome
+    }
+
+    /// Enters the events in the ledger: tracked when answered 200, else in doubt.
+    private func record(_ due: [(serial: Int, step: Int, stepName: String, poison: Bool)], _ outcome: Refusal?) {
         condition.withLock {
             for event in due {
                 let id = events.messageId(event.serial)
@@ -193,9 +229,7 @@ final class EventFeeder: @unchecked Sendable {
                 }
                 if event.poison { ledger.poison.insert(id) }
             }
-            if let outcome, ledger.refusals.count < 5 { ledger.refusals.append(outcome) }
-            inFlight = false
-            condition.broadcast()
+            if let outcome, ledger.refusals.count < 5 { ledger.refusals.append(outcome.text) }
         }
     }
 }
