@@ -162,10 +162,21 @@ final class EventFeeder: @unchecked Sendable {
         if let refusal = outcome, due.count > 1, refusal.isQueueFull {
             // Which events a full queue refuses must not depend on how the due events
             // happened to be grouped into posts (the timing): a post refused as a whole for
-            // a full queue goes again one event at a time, so the events that fit are taken,
-            // as they would be tracked one by one, and a seed's run refuses the same events
-            // every time.
-            for event in due { record([event], send([event], to: port)) }
+            // a full queue goes again one event at a time until one is refused, so the
+            // events that fit are taken, as they would be tracked one by one, and a seed's
+            // run refuses the same events every time. The rest of the post is refused with
+            // that one, unsent: the queue is full, and hundreds of posts refused one by one
+            // would put the feeder behind its schedule (the next step's kill would find
+            // events of this step not yet posted).
+            for (index, event) in due.enumerated() {
+                let single = send([event], to: port)
+                guard let single else {
+                    record([event], nil)
+                    continue
+                }
+                record(Array(due[index...]), single)
+                break
+            }
         } else {
             record(due, outcome)
         }
