@@ -79,9 +79,8 @@ public final class ControlServer: Service, Sendable {
         switch ControlSocket.probe(path) {
         case .nothing: break
         case .stale:  // always replaced
-            logger.notice("replacing a stale control socket left by an engine that is gone", metadata: ["path": "\(path)"])
-            unlink(path)
-        case .live where lock != nil:
+            fallthrough
+        case .live where lock != nil:  // we hold the store's lock: whatever listens is not its engine
             logger.notice("replacing a stale control socket left by an engine that is gone", metadata: ["path": "\(path)"])
             unlink(path)
         case .live:
