@@ -74,7 +74,10 @@ let package = Package(
         .target(name: "BeaconTerminal", dependencies: ["BeaconDashboard", "CNCurses"]),
         .target(
             name: "BeaconTesting",
-            dependencies: ["Beacon", "BeaconCollector", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "Beacon", "BeaconCollector", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "beacon",

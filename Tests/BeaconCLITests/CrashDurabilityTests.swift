@@ -1,3 +1,4 @@
+import BeaconTesting
 import Foundation
 import GRDB
 import Testing
@@ -23,7 +24,7 @@ struct CrashDurabilityTests {
             #expect(ids.count >= 1, "round \(round): the child printed ids before the kill")
             totalPrinted += ids.count
 
-            let stored = try await DatabaseQueue(path: db).read { db in
+            let stored = try await StoreFile.open(db).read { db in
                 try String.fetchAll(db, sql: "SELECT message_id FROM events ORDER BY seq")
             }
             let positions = Dictionary(stored.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })

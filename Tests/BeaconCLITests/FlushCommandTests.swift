@@ -1,3 +1,4 @@
+import BeaconTesting
 import Foundation
 import GRDB
 import Testing
@@ -61,7 +62,7 @@ struct FlushCommandTests {
         #expect(track.status == 0, "\(track.stderr)")
         // The queue copies its log into the file on a thread of its own, which a process
         // that exits at once may not have let run: copy it all now, so the pages are there.
-        try await DatabaseQueue(path: db).writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        _ = try await StoreFile.open(db).writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         // Overwrite the middle of the file: the header stays, the tables' pages do not.
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: db))
         let size = try handle.seekToEnd()

@@ -1,3 +1,4 @@
+import BeaconTesting
 import Foundation
 import GRDB
 import Testing
@@ -32,7 +33,7 @@ struct StorageFaultCLITests {
         let db = directory + "/q.sqlite"
         let tracked = try await Bounded.run(["track", "--db", db, "--count", "3"])
         #expect(tracked.status == 0, "\(tracked.stderr)")
-        try await DatabaseQueue(path: db).write { db in
+        try await StoreFile.open(db).write { db in
             try db.execute(sql: """
                 INSERT INTO batches (id, destination, started_at, duration_us, events, bytes, attempt, status, outcome, error)
                 VALUES (1, 'default', 1700000000000, 1500, 3, 300, 1, 200, 'sent', NULL)
@@ -61,7 +62,7 @@ struct StorageFaultCLITests {
         let db = directory + "/q.sqlite"
         #expect(try await Bounded.run(["track", "--db", db, "--count", "2"]).status == 0)
         // What a future Beacon might do: a migration this binary does not know, and a column renamed.
-        try await DatabaseQueue(path: db).write { db in
+        try await StoreFile.open(db).write { db in
             try db.execute(sql: "ALTER TABLE segment_1 RENAME COLUMN message_id TO mid")
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v8-future')")
         }
@@ -76,11 +77,11 @@ struct StorageFaultCLITests {
             #expect(result.stderr.contains("schema version 8"), "\(command): \(result.stderr)")
             #expect(result.stderr.contains("version 7"), "\(command): \(result.stderr)")
         }
-        let migrations = try await DatabaseQueue(path: db).read { db in
+        let migrations = try await StoreFile.open(db).read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
         }
         #expect(migrations == ["v1-queue", "v2-sync", "v3-destinations", "v4-operations", "v5-pauses", "v6-dead-letter-attempts", "v7-segmented-log", "v8-future"])
-        let depth = try await DatabaseQueue(path: db).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM segment_1") }
+        let depth = try await StoreFile.open(db).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM segment_1") }
         #expect(depth == 2, "no event was added to the newer store")
     }
 

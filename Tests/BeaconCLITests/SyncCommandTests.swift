@@ -1,3 +1,4 @@
+import BeaconTesting
 import Foundation
 import GRDB
 import Testing
@@ -12,7 +13,7 @@ struct SyncCommandTests {
 
     /// The stored token and the `remote_config` records' bodies by id.
     static func stored(_ store: String) throws -> (token: String?, settings: [String: String]) {
-        try DatabaseQueue(path: store).read { db in
+        try StoreFile.open(store).read { db in
             let token = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'sync.version_token'")
             let rows = try Row.fetchAll(db, sql: "SELECT id, body FROM sync_records WHERE collection = 'remote_config'")
             var settings: [String: String] = [:]
@@ -116,7 +117,7 @@ final class RunningCollector {
     /// `directory`; `bind` replaces `--port PORT` when given (`["--listen", "127.0.0.1:0"]`).
     init(arguments: [String], directory: String, port: Int = 0, bind: [String]? = nil) throws {
         output = directory + "/collector-\(UUID().uuidString).out"
-        FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
         process.executableURL = URL(fileURLWithPath: BeaconProcess.path)
         process.arguments = ["collector"] + (bind ?? ["--port", String(port)]) + ["--log-level", "warning"] + arguments
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))

@@ -91,7 +91,7 @@ struct CollectorDeduplicationTests {
             try await withCollector(CollectorConfiguration(databasePath: path)) { collector, port in
                 // The 70th event fails in the second INSERT statement of its transaction, after
                 // the first one stored 64 rows: only a rollback keeps those out.
-                let other = try DatabaseQueue(path: path)
+                let other = try StoreFile.open(path)
                 try await other.write { db in
                     try db.execute(sql: """
                         CREATE TRIGGER fail_insert BEFORE INSERT ON collector_events WHEN NEW.message_id = 'r-69'

@@ -1,5 +1,5 @@
-import BeaconTesting
 import BeaconCollector
+import BeaconTesting
 import Foundation
 import GRDB
 import Hummingbird
@@ -13,7 +13,7 @@ import Testing
 struct CollectorMessageIdBytesTests {
     /// The stored messageIds as raw bytes, read from the SQLite file, in arrival order.
     static func storedIdBytes(_ path: String) throws -> [[UInt8]] {
-        let queue = try DatabaseQueue(path: path)
+        let queue = try StoreFile.open(path)
         return try queue.read { db in
             try Data.fetchAll(db, sql: "SELECT CAST(message_id AS BLOB) FROM collector_events ORDER BY rowid").map { Array($0) }
         }

@@ -60,7 +60,7 @@ struct CollectorSharedTotalsTests {
     func olderFileIsCountedOnOpen() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("old.sqlite").path
-            try await DatabaseQueue(path: path).write { db in
+            try await StoreFile.open(path).write { db in
                 try db.execute(sql: """
                     CREATE TABLE collector_events (message_id TEXT PRIMARY KEY NOT NULL, type TEXT NOT NULL, name TEXT,
                         user_id TEXT, anonymous_id TEXT, timestamp TEXT, received_at INTEGER NOT NULL, json TEXT NOT NULL);
@@ -90,7 +90,7 @@ struct CollectorSharedTotalsTests {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("edited.sqlite").path
             _ = try EventStore(path: path)  // creates the tables
-            try await DatabaseQueue(path: path).write { db in try db.execute(sql: sql) }
+            try await StoreFile.open(path).write { db in try db.execute(sql: sql) }
             try await withCollector(configuration(path)) { collector, port in
                 await #expect(throws: (any Error).self) { try await collector.sharedTotals() }
                 try await withClient(port: port) { client in

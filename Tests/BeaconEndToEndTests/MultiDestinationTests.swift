@@ -77,7 +77,7 @@ struct MultiDestinationTests {
             }
         }
         // The store is empty, on disk too.
-        let (events, done) = try await DatabaseQueue(path: path).read { db in
+        let (events, done) = try await StoreFile.open(path).read { db in
             (try Int.fetchOne(db, sql: "SELECT count(*) FROM events") ?? -1,
              try Int.fetchOne(db, sql: "SELECT count(*) FROM destination_done") ?? -1)
         }

@@ -97,13 +97,13 @@ struct DeadCommandTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let db = directory + "/q.sqlite"
         // A store as Beacon wrote it at schema v4: one event, one dead letter.
-        try StoreSchema.migrator().migrate(try DatabaseQueue(path: db), upTo: "v4-operations")
+        try StoreSchema.migrator().migrate(try StoreFile.open(db), upTo: "v4-operations")
         let migrations = { () async throws -> [String] in
-            try await DatabaseQueue(path: db).read { db in
+            try await StoreFile.open(db).read { db in
                 try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
             }
         }
-        try await DatabaseQueue(path: db).write { db in
+        try await StoreFile.open(db).write { db in
             try db.execute(sql: """
                 INSERT INTO dead_letters (seq, destination, message_id, name, payload, reason, status, failed_at)
                 VALUES (1, 'default', 'm-1', 'Old', CAST('{"event":"Old"}' AS BLOB), 'HTTP 400: refused', 400, 1764000000000);
@@ -131,7 +131,7 @@ struct DeadCommandTests {
         #expect(exported.status == 0 && exported.stdout.split(separator: "\n").count == 1, "\(exported.stdout)")
 
         #expect(try await migrations() == before, "a read did not migrate the store")
-        let pauses = try await DatabaseQueue(path: db).read { db in try db.tableExists("destination_pauses") }
+        let pauses = try await StoreFile.open(db).read { db in try db.tableExists("destination_pauses") }
         #expect(!pauses)
     }
 

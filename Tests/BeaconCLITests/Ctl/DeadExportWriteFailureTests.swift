@@ -1,3 +1,4 @@
+import BeaconTesting
 import Foundation
 import GRDB
 import Testing
@@ -16,7 +17,7 @@ struct DeadExportWriteFailureTests {
         let db = directory + "/q.sqlite"
         let tracked = try await BeaconProcess.run(["track", "--db", db, "--count", "1"])
         #expect(tracked.status == 0, "\(tracked.stderr)")
-        try await DatabaseQueue(path: db).write { db in
+        try await StoreFile.open(db).write { db in
             for seq in 1...2 {
                 try db.execute(sql: """
                     INSERT INTO dead_letters (seq, destination, message_id, name, payload, reason, status, failed_at)

@@ -1,3 +1,4 @@
+import BeaconTesting
 import Foundation
 import GRDB
 import Testing
@@ -14,7 +15,7 @@ struct PauseRecordTests {
         defer { agent.stop() }
         _ = try await agent.address()
         // The table of recorded pauses is gone from under the engine: its write fails.
-        try await DatabaseQueue(path: store).write { db in try db.execute(sql: "DROP TABLE destination_pauses") }
+        try await StoreFile.open(store).write { db in try db.execute(sql: "DROP TABLE destination_pauses") }
 
         let json = try await BeaconProcess.run(["ctl", "--db", store, "--json", "pause", "default"])
         #expect(json.status == 0, "\(json.stderr)")

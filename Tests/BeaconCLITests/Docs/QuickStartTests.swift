@@ -1,3 +1,4 @@
+import BeaconTesting
 import Foundation
 import GRDB
 import Testing
@@ -14,7 +15,7 @@ struct QuickStartTests {
     }
 
     static func stored(_ database: String) throws -> [Row] {
-        let queue = try DatabaseQueue(path: database)
+        let queue = try StoreFile.open(database)
         return try queue.read { db in
             try Row.fetchAll(db, sql: "SELECT message_id, name, user_id, json FROM collector_events ORDER BY name")
         }

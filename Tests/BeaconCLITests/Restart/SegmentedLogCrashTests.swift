@@ -1,4 +1,5 @@
 @_spi(Benchmarks) import Beacon
+import BeaconTesting
 import Foundation
 import GRDB
 import Testing
@@ -54,7 +55,7 @@ struct SegmentedLogCrashTests {
         }
         let flush = try await BeaconProcess.run(["flush", "--db", db, "--endpoint", endpoint, "--batch-size", "500"])
         #expect(flush.status == 0, "\(flush.stderr)")
-        let delivered = try await DatabaseQueue(path: collectorDB).read { db in
+        let delivered = try await StoreFile.open(collectorDB).read { db in
             try String.fetchAll(db, sql: "SELECT message_id FROM collector_events")
         }
         #expect(delivered.count == ids.count, "the collector stored each event once")
@@ -90,11 +91,11 @@ struct SegmentedLogCrashTests {
             let milliseconds = took.components.seconds * 1_000 + took.components.attoseconds / 1_000_000_000_000_000
             let delay = trial == 0 ? 0 : Int.random(in: 0...Int(clamping: max(1, milliseconds * 3 / 2)))
             _ = try await offThePool { try Self.trackAndKill(db: path, afterMilliseconds: delay) }
-            let migrations = try await DatabaseQueue(path: path).read { db in
+            let migrations = try await StoreFile.open(path).read { db in
                 try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
             }
             if !migrations.contains("v7-segmented-log") { before += 1 }
-            let committed = try await DatabaseQueue(path: path).read { db in
+            let committed = try await StoreFile.open(path).read { db in
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM events WHERE name = 'after migration'") ?? 0
             }
             try await Self.expectMigrated(path, expected, plusOne: committed == 1, "trial \(trial), killed after \(delay) ms")
@@ -114,7 +115,7 @@ struct SegmentedLogCrashTests {
     /// gone), destination `a` done through 5,000 and `b` through 0 with 10...20, 25 (its dead
     /// letter) and 30 done out of order.
     static func writeVersion6Store(_ path: String) throws -> Version6 {
-        let queue = try DatabaseQueue(path: path)
+        let queue = try StoreFile.open(path)
         try StoreSchema.migrator().migrate(queue, upTo: "v6-dead-letter-attempts")
         return try queue.write { db in
             try db.execute(sql: """
@@ -158,7 +159,7 @@ struct SegmentedLogCrashTests {
             let head = try await queue.peek(for: name, after: nil, limit: 40, maxBytes: .max).map(\.messageId)
             #expect(head == Array(ids.prefix(40)), "\(context): \(name)'s head")
         }
-        let queued = try await DatabaseQueue(path: path).read { db in
+        let queued = try await StoreFile.open(path).read { db in
             try String.fetchAll(db, sql: "SELECT message_id FROM events WHERE name = 'Old Event' ORDER BY seq")
         }
         #expect(queued == expected.ids, "\(context): every event, in order")
@@ -169,7 +170,7 @@ struct SegmentedLogCrashTests {
     /// The counters in `queue_state` and `destinations` agree with the rows, and no
     /// segment below the floor is left.
     static func expectConsistent(_ path: String, _ context: String) throws {
-        try DatabaseQueue(path: path).read { db in
+        try StoreFile.open(path).read { db in
             let depth = try Int.fetchOne(db, sql: "SELECT depth FROM queue_state") ?? -1
             #expect(depth == (try Int.fetchOne(db, sql: "SELECT count(*) FROM events") ?? -2), "\(context): depth")
             for row in try Row.fetchAll(db, sql: "SELECT name, cursor, pending FROM destinations") {
@@ -190,11 +191,11 @@ struct SegmentedLogCrashTests {
     }
 
     static func depth(_ path: String) throws -> Int {
-        try DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT depth FROM queue_state") ?? 0 }
+        try StoreFile.open(path).read { db in try Int.fetchOne(db, sql: "SELECT depth FROM queue_state") ?? 0 }
     }
 
     static func segmentCount(_ path: String) throws -> Int {
-        try DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM segments") ?? 0 }
+        try StoreFile.open(path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM segments") ?? 0 }
     }
 
     /// Runs `arguments` and kills it with SIGKILL after `milliseconds` (if it still runs):

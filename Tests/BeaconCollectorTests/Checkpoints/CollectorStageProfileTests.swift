@@ -31,7 +31,7 @@ struct CollectorStageProfileTests {
     }
 
     private func storedRows(_ path: String) throws -> Int {
-        let queue = try DatabaseQueue(path: path)
+        let queue = try StoreFile.open(path)
         return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM collector_events") ?? -1 }
     }
 

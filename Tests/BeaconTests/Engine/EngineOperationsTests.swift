@@ -155,7 +155,7 @@ struct EngineOperationsTests {
         let path = directory + "/s.sqlite"
         // A store as the previous version left it.
         do {
-            let old = try DatabaseQueue(path: path)
+            let old = try StoreFile.open(path)
             try StoreSchema.migrator().migrate(old, upTo: "v4-operations")
             let tables = try await old.read { db in try db.tableExists("destination_pauses") }
             #expect(!tables)
@@ -171,7 +171,7 @@ struct EngineOperationsTests {
             _ = await queue.close()
         }
         // A value Beacon did not write: reported as damage, naming the table.
-        try await DatabaseQueue(path: path).write { db in
+        try await StoreFile.open(path).write { db in
             try db.execute(sql: "INSERT INTO destination_pauses VALUES (X'FF00', 0)")
         }
         let queue = try SQLiteEventQueue(path: path)

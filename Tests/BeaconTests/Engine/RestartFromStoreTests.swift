@@ -99,14 +99,14 @@ struct RestartFromStoreTests {
         case .nothing, .fullQueue:
             break
         case .deadLetters:
-            try await DatabaseQueue(path: path).write { db in
+            try await StoreFile.open(path).write { db in
                 try db.execute(sql: """
                     INSERT INTO dead_letters (seq, destination, message_id, name, payload, reason, status, failed_at)
                     VALUES (100000, 'default', 'old-letter', 'Old', CAST('{"event":"Old"}' AS BLOB), 'HTTP 400: refused', 400, 1764000000000)
                     """)
             }
         case .olderSchema:
-            try await DatabaseQueue(path: path).write { db in
+            try await StoreFile.open(path).write { db in
                 try db.execute(sql: "DROP TABLE destination_pauses; DELETE FROM grdb_migrations WHERE identifier = 'v5-pauses'")
             }
         }

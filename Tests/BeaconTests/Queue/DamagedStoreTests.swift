@@ -25,7 +25,7 @@ struct DamagedStoreTests {
         let tracker = Tracker(queue: queue)
         for index in 0..<3 { try await tracker.track("e\(index)").committed() }
         try await queue.register(destination: "default")
-        try await DatabaseQueue(path: path).write { db in
+        try await StoreFile.open(path).write { db in
             try db.execute(sql: """
                 INSERT INTO batches (id, destination, started_at, duration_us, events, bytes, attempt, status, outcome, error)
                 VALUES (1, 'default', 1700000000000, 1500, 3, 300, 1, 200, 'sent', NULL)
@@ -34,7 +34,7 @@ struct DamagedStoreTests {
     }
 
     func damage(_ sql: String) async throws {
-        try await DatabaseQueue(path: path).write { db in try db.execute(sql: sql) }
+        try await StoreFile.open(path).write { db in try db.execute(sql: sql) }
     }
 
     static let damages: [(sql: String, column: String)] = [
@@ -142,7 +142,7 @@ struct DamagedStoreTests {
         #expect(ContinuousClock.now - started >= StoreReader.creationPatience)
 
         let other = directory + "/other.sqlite"
-        try await DatabaseQueue(path: other).write { db in try db.execute(sql: "CREATE TABLE notes (text)") }
+        try await StoreFile.open(other).write { db in try db.execute(sql: "CREATE TABLE notes (text)") }
         let foreign = await #expect(throws: StorageError.self) { _ = try await StoreReader(path: other).status() }
         #expect(foreign?.message.contains("is an SQLite file but not a Beacon store") == true, "\(String(describing: foreign))")
     }

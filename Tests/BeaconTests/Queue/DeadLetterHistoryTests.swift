@@ -1,4 +1,5 @@
 @testable import Beacon
+import BeaconTesting
 import BeaconWire
 import Foundation
 import GRDB
@@ -75,7 +76,7 @@ import Testing
         let copy = try await queue.peek(for: "main", after: nil, limit: 10, maxBytes: .max)
         try await queues.settle(queue, "main", delivered: copy)
         _ = try await queue.purgeDeadLetters(.ids([letters[1].id]))  // the prune runs after an operator's change
-        let rows = try await DatabaseQueue(path: queues.path).read { db in
+        let rows = try await StoreFile.open(queues.path).read { db in
             (try Int.fetchOne(db, sql: "SELECT count(*) FROM dead_letter_retries") ?? -1,
              try Int.fetchOne(db, sql: "SELECT count(*) FROM dead_letter_attempts") ?? -1)
         }
@@ -91,7 +92,7 @@ import Testing
             await queues.fill(queue, 1)
             _ = try await refuse(queue, "main", count: 1, reason: "old refusal")
         }
-        try await DatabaseQueue(path: queues.path).write { db in
+        try await StoreFile.open(queues.path).write { db in
             try db.execute(sql: """
                 DROP TABLE dead_letter_attempts;
                 DROP TABLE dead_letter_retries;
@@ -101,7 +102,7 @@ import Testing
         let queue = try queues.makeQueue(.sqlite)
         let letter = try #require(try await queue.deadLetters(limit: 10).first)
         #expect(letter.attempts.map(\.reason) == ["old refusal 0"])
-        let rows = try await DatabaseQueue(path: queues.path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM dead_letter_attempts") }
+        let rows = try await StoreFile.open(queues.path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM dead_letter_attempts") }
         #expect(rows == 1, "the migration recorded its one attempt")
         _ = try await queue.retryDeadLetters(.ids([letter.id]))
         _ = try await refuse(queue, "main", count: 1, reason: "new refusal")

@@ -196,7 +196,7 @@ struct DestinationQueueTests {
     @Test func aStoreFromBeforeDestinationsKeepsItsEventsAndDeadLetters() async throws {
         // A v2 store: the schema before destinations, with one queued event and one dead letter.
         do {
-            let old = try DatabaseQueue(path: path)
+            let old = try StoreFile.open(path)
             try await old.write { db in
                 try db.execute(sql: """
                     CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);

@@ -200,7 +200,7 @@ struct QueueModelTests {
     /// On disk: the `events` view holds as many rows as the depth, and every segment but
     /// the tail still holds an event above the floor (the others were dropped).
     static func checkSegments(_ sqlite: SQLiteEventQueue, step: Int) async throws {
-        let (rows, floor, firsts) = try await DatabaseQueue(path: sqlite.location).read { db in
+        let (rows, floor, firsts) = try await StoreFile.open(sqlite.location).read { db in
             (
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM events") ?? -1,
                 try Int64.fetchOne(db, sql: "SELECT floor_seq FROM queue_state") ?? -1,

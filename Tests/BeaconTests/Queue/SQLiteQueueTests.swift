@@ -60,7 +60,7 @@ struct SQLiteQueueTests {
         let tracker = Tracker(queue: queue)
         let receipt = try tracker.track("Durable", properties: ["k": "v"])
         try await receipt.committed()
-        let other = try DatabaseQueue(path: path)
+        let other = try StoreFile.open(path)
         let count = try await other.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM events WHERE message_id = ?", arguments: [receipt.messageId]) }
         #expect(count == 1)
     }
@@ -162,7 +162,7 @@ struct SQLiteQueueTests {
         let engine = BeaconEngine(queue: queue, destination: Destination(sender: RecordingSender()), settings: EngineSettings(policy: .manual))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
-            let pages = try await DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 }
+            let pages = try await StoreFile.open(path).read { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 }
             try await queue.executeOnWriter("PRAGMA max_page_count = \(pages)")
             // 1,500 events of about 530 bytes each (``PendingEvent/memoryCost``): under the
             // memory buffer's 1 MiB, so all of them wait there for the disk.
@@ -278,7 +278,7 @@ struct SQLiteQueueCounterTests {
             }
             try await group.waitForAll()
         }
-        let rows = try await DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM events") ?? -1 }
+        let rows = try await StoreFile.open(path).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM events") ?? -1 }
         #expect(rows == 0)
         #expect(queue.depth.events == rows)
         #expect(queue.depth.totals.delivered == 20_000)

@@ -27,7 +27,7 @@ struct StorageFaultTests {
     }
 
     func storedDropped() async throws -> Int? {
-        try await DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT dropped FROM queue_state") }
+        try await StoreFile.open(path).read { db in try Int.fetchOne(db, sql: "SELECT dropped FROM queue_state") }
     }
 
     @Test("drops from memory while the store fails reach the store's dropped counter once it recovers")
@@ -57,7 +57,7 @@ struct StorageFaultTests {
         configuration.busyTimeout = .seconds(30)  // a commit behind another process's lock hangs for 30 s
         let queue = try SQLiteEventQueue(path: path, configuration: configuration)
         let tracker = Tracker(queue: queue)
-        let other = try DatabaseQueue(path: path)
+        let other = try StoreFile.open(path)
         let release = DispatchSemaphore(value: 0)
         await withCheckedContinuation { (held: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
@@ -92,14 +92,14 @@ struct StorageFaultTests {
         let queue = try SQLiteEventQueue(path: path, configuration: configuration(capacity: 100))
         let tracker = Tracker(queue: queue)
         try await tracker.track("first").committed()
-        let pages = try await DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 }
+        let pages = try await StoreFile.open(path).read { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 }
         try await queue.executeOnWriter("PRAGMA max_page_count = \(pages)")  // full: no new page for a group
         for index in 0..<50 {
             try tracker.track("e\(index)", properties: ["pad": .string(String(repeating: "x", count: 500))])
         }
         #expect(await queue.waitForPendingWrites(timeout: .milliseconds(300)) == false)
         #expect(queue.currentFailure?.kind == .diskFull)
-        let committed = try await DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM events") ?? 0 }
+        let committed = try await StoreFile.open(path).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM events") ?? 0 }
         let report = await queue.close(timeout: .seconds(5))
         #expect(report.discarded > 0)
         #expect(report.discarded == 51 - committed, "what is not stored is discarded")
@@ -183,7 +183,7 @@ struct StorageFaultTests {
     @Test("a store with a newer schema is refused at open, naming the versions, and left as it was")
     func newerSchemaIsRefused() async throws {
         _ = try SQLiteEventQueue(path: path)
-        try await DatabaseQueue(path: path).write { db in
+        try await StoreFile.open(path).write { db in
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v8-future')")
         }
         let error = #expect(throws: StorageError.self) { _ = try SQLiteEventQueue(path: path) }
@@ -197,7 +197,7 @@ struct StorageFaultTests {
     @Test("a damaged store error carries the table and column")
     func damageIsTyped() async throws {
         _ = try SQLiteEventQueue(path: path)
-        try await DatabaseQueue(path: path).write { db in try db.execute(sql: "UPDATE queue_state SET depth = 'abc'") }
+        try await StoreFile.open(path).write { db in try db.execute(sql: "UPDATE queue_state SET depth = 'abc'") }
         let error = #expect(throws: StorageError.self) { _ = try SQLiteEventQueue(path: path) }
         #expect(error?.kind == .damaged)
         #expect(error?.damage == StorageError.Damage(table: "queue_state", column: "depth"))
@@ -261,7 +261,7 @@ struct StorageFaultTests {
         let tooLong = try LongPath.make(length: StorePathLength.maxBytes + 1, under: directory)
         #expect(tooLong.utf8.count == StorePathLength.maxBytes + 1)
         // SQLite itself refuses it: the limit Beacon names is SQLite's, not a guess.
-        #expect(throws: DatabaseError.self) { try DatabaseQueue(path: tooLong) }
+        #expect(throws: DatabaseError.self) { try StoreFile.open(tooLong) }
         do {
             _ = try SQLiteEventQueue(path: tooLong)
             Issue.record("a store opened at \(tooLong.utf8.count) bytes")

@@ -104,7 +104,7 @@ struct SyncImporterTests {
         try importer.apply(try Self.asset("sync-feed-seed.json"))
         // A trigger makes the deletion of event 8 fail: after the upserts of the same
         // response have been written inside the transaction.
-        let queue = try DatabaseQueue(path: path)
+        let queue = try StoreFile.open(path)
         try queue.write { db in
             try db.execute(sql: """
                 CREATE TRIGGER fail_delete BEFORE DELETE ON sync_records WHEN OLD.id = '8'
