@@ -152,7 +152,10 @@ extension BeaconEngine {
                     pending: status.depth, oldestPendingAge: status.oldestPendingAge(at: now).map { Double($0) / 1000 },
                     lastSuccessAt: status.lastSuccessAt, stalled: status.isStalled(at: now, threshold: observer.stallThreshold),
                     consecutiveFailures: status.consecutiveFailures, lastError: status.lastError, deliveryRate: status.deliveryRate,
-                    stalledSince: status.stalledSince(at: now, threshold: observer.stallThreshold), lastStatus: status.lastStatus)
+                    stalledSince: status.stalledSince(at: now, threshold: observer.stallThreshold), lastStatus: status.lastStatus,
+                    sinceStart: EngineStatusReport.Destination.Counts(
+                        depth.destinations[destination.name] ?? DestinationDepth(pending: depth.events),
+                        from: startDepth.destinations[destination.name] ?? DestinationDepth(pending: startDepth.events)))
             })
         report.totals = EngineStatusReport.Totals(
             accepted: totals.accepted, delivered: totals.delivered, requests: totals.requests, bytesSent: totals.bytesSent,

@@ -14,6 +14,8 @@ extension BeaconEngine {
     public func metricsReporter(
         factory: any MetricsFactory = MetricsSystem.factory, logger: Logger = Logger(label: "beacon.metrics")
     ) -> EngineMetrics {
-        EngineMetrics(observer: observer, queue: queue, destinations: destinations.map(\.name), factory: factory, logger: logger)
+        EngineMetrics(
+            observer: observer, queue: queue, destinations: destinations.map(\.name), baseline: startDepth, factory: factory,
+            logger: logger)
     }
 }

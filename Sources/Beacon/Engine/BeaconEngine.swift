@@ -29,6 +29,10 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
     public let settings: SettingsStore
     /// The queue.
     public let queue: any EventQueue
+    /// The queue's counters when this engine was made: what ``statusReport()`` and
+    /// ``metricsReporter(factory:logger:)`` count each destination's events from, so that
+    /// `ctl status`, `/metrics` and the console count "since this engine started" alike.
+    public let startDepth: QueueDepth
     /// Blocklist and sampling rules applied at `track` (set by remote configuration).
     public let filter: EventFilter
     let logger: Logger
@@ -76,6 +80,7 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
             oldestPendingProvider: { await facts.oldestPending() },
             deadLettersProvider: { await facts.deadLetters() }, wallClock: wallClock, queueBounds: queue.bounds)
         self.queue = queue
+        startDepth = queue.depth
         self.settings = store
         self.observer = observer
         self.logger = logger

@@ -31,7 +31,8 @@ import Synchronization
 /// `beacon_engine_dead_letters` (held now) and `beacon_engine_offline`. ``help`` has each
 /// one's description.
 ///
-/// Counters count from the reporter's start. Turn it on with one line, next to the engine:
+/// Counters count from the engine's start (``BeaconEngine/startDepth``), as `ctl status`
+/// does. Turn it on with one line, next to the engine:
 ///
 /// ```swift
 /// let group = ServiceGroup(services: [engine, engine.metricsReporter()], gracefulShutdownSignals: [.sigterm], logger: logger)
@@ -117,9 +118,11 @@ public final class EngineMetrics: Service, Sendable {
 
     /// A reporter for the destinations named `destinations`, recording through `factory`.
     ///
-    /// - Parameters:
+    /// - Parameter baseline: the queue's counters the event counters count from (the
+    ///   engine's ``BeaconEngine/startDepth``, so that they match its status report);
+    ///   default the queue's counters now.
     public init(
-        observer: TrackingObserver, queue: any EventQueue, destinations: [String],
+        observer: TrackingObserver, queue: any EventQueue, destinations: [String], baseline: QueueDepth? = nil,
         factory: any MetricsFactory = MetricsSystem.factory,
         logger: Logger = Logger(label: "beacon.metrics")
     ) {
@@ -151,7 +154,7 @@ public final class EngineMetrics: Service, Sendable {
             events: gauge("queue_events"), bytes: gauge("queue_bytes"), capacityEvents: gauge("queue_capacity_events"),
             capacityBytes: gauge("queue_capacity_bytes"), full: gauge("queue_full"), deadLetters: gauge("dead_letters"),
             offline: gauge("offline"))
-        let depth = queue.depth
+        let depth = baseline ?? queue.depth
         state = Mutex(State(counted: Dictionary(uniqueKeysWithValues: destinations.map { name in
             (name, depth.destinations[name] ?? DestinationDepth(pending: depth.events))
         })))
@@ -175,10 +178,15 @@ public final class EngineMetrics: Service, Sendable {
                 let before = state.counted[name] ?? DestinationDepth()
                 // A counter that went down (the destination was unregistered and started
                 // again) is a new baseline, not a negative increment.
+                // Counters read back from the store: no trap on a damaged one's extremes.
+                func increase(_ now: Int, _ before: Int) -> Int {
+                    let (difference, overflow) = now.subtractingReportingOverflow(before)
+                    return overflow ? 0 : max(0, difference)
+                }
                 let step = DestinationDepth(
-                    pending: now.pending, delivered: max(0, now.delivered - before.delivered),
-                    deadLettered: max(0, now.deadLettered - before.deadLettered), filtered: 0,
-                    dropped: max(0, now.dropped - before.dropped))
+                    pending: now.pending, delivered: increase(now.delivered, before.delivered),
+                    deadLettered: increase(now.deadLettered, before.deadLettered), filtered: 0,
+                    dropped: increase(now.dropped, before.dropped))
                 state.counted[name] = now
                 increments.append((instrument, step))
             }

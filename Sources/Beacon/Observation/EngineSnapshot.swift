@@ -25,6 +25,10 @@ public struct EngineSnapshot: Sendable, Hashable {
     public var storePath: String
     /// Whether this snapshot comes from another process's store, read-only.
     public var isReadOnlyMonitor: Bool
+    /// The batch counts in ``totals`` are what a monitor reading the store saw (its batch
+    /// history when it opened, and every batch since), not the engine's: no engine's
+    /// status was laid over them.
+    public var batchesSeenByMonitor: Bool = false
 
     // Queue
     /// Events committed to the store and not yet delivered.
@@ -55,7 +59,9 @@ public struct EngineSnapshot: Sendable, Hashable {
     public var rateOut: Double
 
     // Outcomes
-    /// Totals since the engine started.
+    /// Totals: requests, bytes, batches, retries and splits since the engine started (or,
+    /// when ``batchesSeenByMonitor``, those a store's monitor saw), events over the store's
+    /// life (``EngineStatusReport/Totals`` says the same).
     public var totals: Totals
     /// Flush latency percentiles over recent batches.
     public var latency: Latency

@@ -1,10 +1,12 @@
 import Beacon
 
 extension Renderer {
-    /// Totals since start, flush latency, and the last error when there is room.
+    /// Totals (the title says what each counts), flush latency, and the last error when
+    /// there is room.
     mutating func drawOutcomes(y: Int, lines: Int) {
         let totals = snapshot.totals
-        drawSectionTitle("Outcomes", detail: "· since start", y: y)
+        let batches = snapshot.isReadOnlyMonitor || snapshot.batchesSeenByMonitor ? "batches: seen by this monitor" : "batches: this engine"
+        drawSectionTitle("Outcomes", detail: "· \(batches) · events: store lifetime", y: y)
         writeFitting([
             [Span(" sent ", .dim), Span("\(Format.count(totals.batchesSent)) batches", totals.batchesSent > 0 ? .ok : .normal)],
             [Span("   retried ", .dim), Span(Format.count(totals.retried), totals.retried > 0 ? .warn : .normal)],

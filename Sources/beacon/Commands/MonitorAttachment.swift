@@ -141,9 +141,11 @@ final class MonitorAttachment: Sendable {
             attached.queueBounds = QueueBounds(maxEvents: events, maxBytes: bytes)
         }
         attached.endpoint = Self.endpoints(report)
-        // The store knows depths and dead letters; the engine knows each destination's state.
+        Self.layFigures(of: report, over: &attached)
+        // The store knows the destinations and their oldest events; the engine knows each one's state.
         for destination in report.destinations {
             guard let index = attached.destinations.firstIndex(where: { $0.name == destination.name }) else { continue }
+            attached.destinations[index].depth = max(0, destination.pending)
             attached.destinations[index].state = destination.destinationState
             attached.destinations[index].consecutiveFailures = max(0, destination.consecutiveFailures)
             attached.destinations[index].lastError = destination.lastError.map(PrintableText.line)
@@ -152,6 +154,31 @@ final class MonitorAttachment: Sendable {
             if let rate = destination.deliveryRate, rate.isFinite, rate >= 0 { attached.destinations[index].deliveryRate = rate }
         }
         return attached
+    }
+
+    /// The engine's figures in place of the store's: depth, bytes, dead letters and the
+    /// totals, from the status report `ctl status` prints, so that the attached screen and
+    /// `ctl status` give one number for each (the store's batch history cannot say how many
+    /// batches this engine sent, and its counters run over the store's life). A value out
+    /// of range (negative) reads as zero.
+    static func layFigures(of report: EngineStatusReport, over snapshot: inout EngineSnapshot) {
+        snapshot.depth = max(0, report.depth)
+        snapshot.buffered = max(0, report.queue.events.subtractingReportingOverflow(report.depth).partialValue)
+        snapshot.queuedBytes = max(0, report.queue.bytes)
+        snapshot.deadLetters = max(0, report.deadLetters)
+        snapshot.totals.deadLettersRetried = max(0, report.deadLettersRetried)
+        snapshot.totals.deadLettersPurged = max(0, report.deadLettersPurged)
+        guard let totals = report.totals else { return }
+        snapshot.batchesSeenByMonitor = false
+        snapshot.totals.accepted = max(0, totals.accepted)
+        snapshot.totals.delivered = max(0, totals.delivered)
+        snapshot.totals.requests = max(0, totals.requests)
+        snapshot.totals.bytesSent = max(0, totals.bytesSent)
+        snapshot.totals.batchesSent = max(0, totals.batchesSent)
+        snapshot.totals.retried = max(0, totals.retried)
+        snapshot.totals.split = max(0, totals.split)
+        snapshot.totals.deadLettered = max(0, totals.deadLettered)
+        snapshot.totals.dropped = max(0, totals.dropped)
     }
 
     /// Where the engine sends: its one destination's endpoint, or `N destinations: a, b`.

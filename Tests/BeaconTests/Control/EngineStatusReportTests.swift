@@ -35,6 +35,26 @@ struct EngineStatusReportTests {
         #expect(back.destinations[0].nextRetryAt == nil && back.destinations[0].lastError == nil, "unknown is absent, not a default")
     }
 
+    @Test("a destination's events since the engine started: the counters' difference, from zero again after a reset, never negative or trapping",
+          arguments: [
+              (now: DestinationDepth(delivered: 150, deadLettered: 3, dropped: 7), start: DestinationDepth(delivered: 100, deadLettered: 1, dropped: 7),
+               expected: [50, 2, 0]),
+              // The destination's progress was reset (unregistered, registered again): from zero.
+              (now: DestinationDepth(delivered: 20), start: DestinationDepth(delivered: 100), expected: [20, 0, 0]),
+              // Counters read back from a damaged store: no overflow, no negative count.
+              (now: DestinationDepth(delivered: Int.max, deadLettered: -5), start: DestinationDepth(delivered: -1, deadLettered: Int.min),
+               expected: [Int.max, 0, 0]),
+              (now: DestinationDepth(delivered: Int.min), start: DestinationDepth(delivered: Int.max), expected: [0, 0, 0]),
+          ])
+    func sinceStart(now: DestinationDepth, start: DestinationDepth, expected: [Int]) throws {
+        let counts = EngineStatusReport.Destination.Counts(now, from: start)
+        #expect([counts.delivered, counts.deadLettered, counts.dropped] == expected)
+        var report = Self.report([.idle])
+        report.destinations[0].sinceStart = counts
+        let back = try #require(EngineStatusReport(json: report.json))
+        #expect(back.destinations[0].sinceStart == counts, "it survives the control channel's JSON")
+    }
+
     @Test("the JSON keeps the names scripts read")
     func jsonNames() {
         let json = Self.report([.backingOff(until: Self.next)]).json

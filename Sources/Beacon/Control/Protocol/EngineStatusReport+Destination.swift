@@ -31,6 +31,38 @@ extension EngineStatusReport {
         public var drainSeconds: Double?
         /// When it became stalled, while it is.
         public var stalledSince: String?
+        /// Its events since this engine started (absent from an engine before 0.6.0):
+        /// what `/metrics` counts in `beacon_engine_delivered_events_total` and the others.
+        public var sinceStart: Counts?
+
+        /// One destination's events since the engine started, from the queue's counters.
+        public struct Counts: Codable, Sendable, Hashable {
+            /// Delivered to it.
+            public var delivered: Int
+            /// Refused by it for good (moved to dead letters).
+            public var deadLettered: Int
+            /// Dropped by the overflow policy before it had them.
+            public var dropped: Int
+
+            public init(delivered: Int, deadLettered: Int, dropped: Int) {
+                self.delivered = delivered
+                self.deadLettered = deadLettered
+                self.dropped = dropped
+            }
+
+            /// `now` counted from `start` (a counter that went down, because the
+            /// destination's progress was reset, counts from zero again; a negative one,
+            /// read back from a damaged store, counts as zero).
+            public init(_ now: DestinationDepth, from start: DestinationDepth) {
+                func since(_ now: Int, _ start: Int) -> Int {
+                    let (now, start) = (max(0, now), max(0, start))
+                    return now < start ? now : now - start  // both at least zero: no overflow
+                }
+                delivered = since(now.delivered, start.delivered)
+                deadLettered = since(now.deadLettered, start.deadLettered)
+                dropped = since(now.dropped, start.dropped)
+            }
+        }
 
         /// A destination's state as a value (the `state` dimension of
         /// `beacon_engine_destination_state` uses the same names).
@@ -47,7 +79,7 @@ extension EngineStatusReport {
         public init(
             name: String, endpoint: String?, state: DestinationStatus.State, pending: Int, oldestPendingAge: Double?,
             lastSuccessAt: Timestamp?, stalled: Bool, consecutiveFailures: Int, lastError: String?, deliveryRate: Double?,
-            stalledSince: Timestamp? = nil, lastStatus: Int? = nil
+            stalledSince: Timestamp? = nil, lastStatus: Int? = nil, sinceStart: Counts? = nil
         ) {
             self.name = name
             self.endpoint = endpoint
@@ -64,6 +96,7 @@ extension EngineStatusReport {
             self.lastError = lastError
             self.deliveryRate = deliveryRate
             self.stalledSince = stalledSince?.iso8601
+            self.sinceStart = sinceStart
             self.lastStatus = lastError == nil ? nil : lastStatus
             if state == .sending, pending > 0, let deliveryRate, deliveryRate.isFinite, deliveryRate > 0 {
                 self.drainSeconds = Double(pending) / deliveryRate
@@ -90,6 +123,7 @@ extension EngineStatusReport {
             try container.encode(deliveryRate, forKey: .deliveryRate)
             try container.encode(drainSeconds, forKey: .drainSeconds)
             try container.encode(stalledSince, forKey: .stalledSince)
+            try container.encode(sinceStart, forKey: .sinceStart)
         }
 
         /// The state as the engine has it, back from the report (a backoff without a

@@ -37,33 +37,44 @@ public final class StoreMonitor: Sendable {
         // The poller runs beside its reader, not in the reader's task: the newest snapshot
         // waits in the stream while the reader draws, and the reader's going away (the
         // stream's termination) cancels it.
+        // The loop runs in a function the task calls, not in the task's own closure, which
+        // then holds no snapshot (as in `SnapshotInbox.init`: Swift 6.3 miscompiled tasks
+        // whose first frame held one).
         let task = Task { [reader, interval, batchLimit] in
-            var builder = StoreSnapshotBuilder(storePath: reader.path)
-            let clock = ContinuousClock()
-            let start = clock.now
-            var published: EngineSnapshot?
-            while !Task.isCancelled {
-                let snapshot: EngineSnapshot
-                do {
-                    let status = try await reader.status(batchLimit: batchLimit, deadLetterLimit: DeadLetterSummary.snapshotLimit)
-                    snapshot = builder.snapshot(from: status, elapsed: clock.now - start)
-                } catch {
-                    snapshot = builder.failure(error, elapsed: clock.now - start)
-                }
-                if published.map({ !snapshot.isSameApartFromTime(as: $0) }) ?? true {
-                    continuation.yield(snapshot)
-                    published = snapshot
-                }
-                do {
-                    try await Task.sleep(for: interval)
-                } catch {
-                    break  // cancelled: the consumer went away
-                }
-            }
-            continuation.finish()
+            await Self.poll(reader, interval: interval, batchLimit: batchLimit, into: continuation)
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream
+    }
+
+    /// Reads the store every `interval` and yields each snapshot that shows something new,
+    /// until cancelled; then finishes the stream.
+    private static func poll(
+        _ reader: StoreReader, interval: Duration, batchLimit: Int, into continuation: AsyncStream<EngineSnapshot>.Continuation
+    ) async {
+        var builder = StoreSnapshotBuilder(storePath: reader.path)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var published: EngineSnapshot?
+        while !Task.isCancelled {
+            let snapshot: EngineSnapshot
+            do {
+                let status = try await reader.status(batchLimit: batchLimit, deadLetterLimit: DeadLetterSummary.snapshotLimit)
+                snapshot = builder.snapshot(from: status, elapsed: clock.now - start)
+            } catch {
+                snapshot = builder.failure(error, elapsed: clock.now - start)
+            }
+            if published.map({ !snapshot.isSameApartFromTime(as: $0) }) ?? true {
+                continuation.yield(snapshot)
+                published = snapshot
+            }
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                break  // cancelled: the consumer went away
+            }
+        }
+        continuation.finish()
     }
 }
 

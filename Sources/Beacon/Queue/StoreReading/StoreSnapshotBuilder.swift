@@ -33,6 +33,7 @@ public struct StoreSnapshotBuilder: Sendable {
         self.depthSamples = depthSamples
         self.rateWindow = rateWindow
         current = EngineSnapshot(endpoint: "another process (watched read-only)", storePath: storePath, isReadOnlyMonitor: true)
+        current.batchesSeenByMonitor = true
     }
 
     /// The snapshot after reading `status`, `elapsed` after the monitor started.
