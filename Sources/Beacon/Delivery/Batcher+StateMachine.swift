@@ -359,15 +359,16 @@ extension BatcherStateMachine {
     // MARK: Commands
 
     /// A flush was asked for: the next evaluation starts a drain, whatever the policy.
-    mutating func requestFlush() -> Action {
+    /// Nothing to do now (the caller wakes the run loop).
+    mutating func requestFlush() {
         scheduler.requestFlush()
-        return .none
     }
 
     /// Resumes a destination paused by refused credentials, or cuts a backoff short: the
     /// drain goes on from the head. Under offline or an operator's hold, what they keep
-    /// is cleared the same way; the hold itself stays (see ``release()``).
-    mutating func resume() -> Action {
+    /// is cleared the same way; the hold itself stays (see ``release()``). The caller
+    /// reports the destination, whatever the state was.
+    mutating func resume() {
         switch state {
         case .paused, .backingOff: state = .draining(.head)
         case .offline(then: .held): state = .offline(then: .held(then: nil))
@@ -375,44 +376,38 @@ extension BatcherStateMachine {
         case .held: state = .held(then: nil)
         case .idle, .draining, .reading, .batch: break
         }
-        return .reportDestination
     }
 
     /// The operator asks for the retry now: a backoff ends and the drain goes on from the
     /// head. Only the backoff: a pause (the operator's or for credentials) and offline
     /// stay, and a backoff they keep is dropped so they end into a drain.
-    /// - Returns: ``Action/reportDestination`` when a backoff was ended, ``Action/none``
-    ///   when there was none.
-    mutating func endBackoff() -> Action {
+    mutating func endBackoff() -> EndBackoffAction {
         switch state {
         case .backingOff: state = .draining(.head)
         case .offline(then: .backingOff): state = .offline(then: nil)
         case .offline(then: .held(then: .backingOff)): state = .offline(then: .held(then: nil))
         case .held(then: .backingOff): state = .held(then: nil)
-        case .idle, .draining, .reading, .batch, .paused, .offline, .held: return .none
+        case .idle, .draining, .reading, .batch, .paused, .offline, .held: return .noBackoff
         }
         return .reportDestination
     }
 
     /// The operator pauses this destination: at the next wake it stops sending (after the
     /// batch under way, if any) and its events stay queued. Call ``wake(now:settings:wentOffline:)`` next.
-    mutating func hold() -> Action {
+    mutating func hold() {
         isHeld = true
-        return .none
     }
 
     /// The operator resumes this destination: at the next wake it drains what waited,
     /// unless offline, a credentials pause or a backoff still holds. Call
     /// ``wake(now:settings:wentOffline:)`` next.
-    mutating func release() -> Action {
+    mutating func release() {
         isHeld = false
-        return .none
     }
 
-    /// A settle failed: its events are still queued.
-    mutating func settleDidFail() -> Action {
+    /// A settle failed: its events are still queued (the next read starts from the head).
+    mutating func settleDidFail() {
         settleFailed = true
-        return .none
     }
 
     /// Graceful shutdown: the run loop stops at its next wake.
@@ -501,20 +496,20 @@ extension BatcherStateMachine {
 
     /// The read found a batch whose last sequence is `through`; `full`: the read came
     /// back with as many events as it asked for, or near its byte limit (so more may wait).
-    mutating func batchRead(through: Int64, full: Bool = true) -> Action {
-        guard case .reading(_, let fromHead) = state else { return .none }
+    /// The caller goes on with the batch it read (to send it, or settle it filtered out).
+    mutating func batchRead(through: Int64, full: Bool = true) {
+        guard case .reading(_, let fromHead) = state else { return }
         if fromHead { settleFailed = false }
         lastReadFull = full
         state = .batch(through: through)
-        return .none
     }
 
     /// The destination's enrichment filtered out every event of the batch: nothing to
     /// send, the drain goes on after it.
-    mutating func batchFilteredOut() -> Action {
+    mutating func batchFilteredOut() -> BatchFilteredOutAction {
         guard case .batch(let through) = state else { return .none }
         state = .draining(.after(through))
-        return .settle
+        return .settleKeepingLeases
     }
 
     /// The send of `sent` events ended with `decision`; `readAhead` is the batch read
@@ -618,7 +613,7 @@ extension BatcherStateMachine {
 
     /// The batch's settle is scheduled (and, unless the leases were kept, has landed):
     /// report, and when backing off, wake at its end.
-    func settleScheduled() -> Action {
+    func settleScheduled() -> SettleScheduledAction {
         if case .backingOff(let until) = state { return .armTimer(until, reporting: .backingOff(until: until)) }
         return .reportDestination
     }

@@ -34,8 +34,6 @@ extension BatcherStateMachine {
         /// The queue had nothing, or the last read came back short (the drain caught up):
         /// wait for the settles, then ``BatcherStateMachine/drainFinished(now:)``.
         case finishDrain
-        /// Settle the batch (all filtered out) keeping the leases, and go on.
-        case settle
         /// Settle the batch after the one before it; unless `keepingLeases`, wait for the
         /// settles and release the leases. Then ``BatcherStateMachine/settleScheduled()``.
         case settleThenReport(keepingLeases: Bool)
@@ -43,6 +41,30 @@ extension BatcherStateMachine {
         case finishWakes
         /// Drain what is queued for the final flush, bounded in time.
         case finalDrain
+    }
+
+    /// What the ``Batcher`` does after ``BatcherStateMachine/endBackoff()``.
+    enum EndBackoffAction: Equatable, Sendable {
+        /// A backoff was ended: report the destination and wake the run loop.
+        case reportDestination
+        /// There was no backoff: nothing changed.
+        case noBackoff
+    }
+
+    /// What the ``Batcher`` does after ``BatcherStateMachine/batchFilteredOut()``.
+    enum BatchFilteredOutAction: Equatable, Sendable {
+        /// Settle the batch (as filtered out) keeping the leases, and go on after it.
+        case settleKeepingLeases
+        /// No batch was under way: nothing to settle.
+        case none
+    }
+
+    /// What the ``Batcher`` does after ``BatcherStateMachine/settleScheduled()``.
+    enum SettleScheduledAction: Equatable, Sendable {
+        /// Report the destination.
+        case reportDestination
+        /// Report the destination as `reporting`, and wake at this instant (a backoff's end).
+        case armTimer(Instant, reporting: Reported)
     }
 }
 

@@ -131,15 +131,16 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
 
     /// Drains the queue now, whatever the policy (unless offline or paused).
     public func flush() {
-        _ = machine.requestFlush()
+        machine.requestFlush()
         wakeContinuation.yield()
     }
 
     /// Resumes the destination: lifts the operator's pause (``pause()``) and a pause for
     /// refused credentials, cuts a backoff short, and drains what waited (unless offline).
     public func resume() {
-        _ = machine.release()
-        if case .reportDestination = machine.resume() { reportDestination() }
+        machine.release()
+        machine.resume()
+        reportDestination()
         wakeContinuation.yield()
     }
 
@@ -148,10 +149,14 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// - Returns: whether the destination was backing off.
     @discardableResult
     public func retryNow() -> Bool {
-        guard case .reportDestination = machine.endBackoff() else { return false }
-        reportDestination()
-        wakeContinuation.yield()
-        return true
+        switch machine.endBackoff() {
+        case .noBackoff:
+            return false
+        case .reportDestination:
+            reportDestination()
+            wakeContinuation.yield()
+            return true
+        }
     }
 
     /// The operator pauses the destination: it sends nothing more (a batch under way
@@ -159,7 +164,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// go on. The batcher holds it in memory; ``BeaconEngine/pause(destination:)`` also
     /// records it in the queue, so a restarted engine starts the destination paused.
     public func pause() {
-        _ = machine.hold()
+        machine.hold()
         wakeContinuation.yield()
     }
 
@@ -292,7 +297,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
                 if let reporting { reportDestination(reporting) }
             case .startDrain(let reason):
                 logger.debug("flush", metadata: ["reason": "\(reason.rawValue)", "depth": "\(depth)"])
-            case .none, .evaluatePolicy, .read, .readWave, .send, .finishDrain, .settle, .settleThenReport, .finishWakes, .finalDrain:
+            case .none, .evaluatePolicy, .read, .readWave, .send, .finishDrain, .settleThenReport, .finishWakes, .finalDrain:
                 return
             }
             guard await sendNext(settings: current) else {
@@ -356,10 +361,10 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
                 foundNothing()
                 return false
             }
-            _ = machine.batchRead(through: batch.last, full: Self.isFull(events, limit: limit, maxBytes: settings.maxBatchBytes))
+            machine.batchRead(through: batch.last, full: Self.isFull(events, limit: limit, maxBytes: settings.maxBatchBytes))
             next = batch
         case .none, .cancelTimer, .armTimer, .reportDestination, .goOffline, .evaluatePolicy, .drain, .startDrain, .finishDrain,
-            .settle, .settleThenReport, .finishWakes, .finalDrain, .readWave:
+            .settleThenReport, .finishWakes, .finalDrain, .readWave:
             return false
         }
         var batch = next.batch
@@ -377,9 +382,13 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         guard !outgoing.isEmpty else {
             record.outcome = .filtered
             record.error = "all \(events.count) events filtered out by the destination's enrichment"
-            _ = machine.batchFilteredOut()  // `.settle`, keeping the leases: the drain goes on after it
-            await schedule(BatchSettlement(record: record, filtered: filtered, through: last), continuing: true)
-            return true
+            switch machine.batchFilteredOut() {
+            case .settleKeepingLeases:
+                await schedule(BatchSettlement(record: record, filtered: filtered, through: last), continuing: true)
+                return true
+            case .none:
+                return false  // no batch under way: the machine did not read this one
+            }
         }
 
         observer?.report(.batchStarted(
@@ -438,7 +447,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             foundNothing()
             return false
         }
-        _ = machine.batchRead(
+        machine.batchRead(
             through: through, full: wave.count == batches && Self.isFull(wave[wave.count - 1].events, limit: limit, maxBytes: settings.maxBatchBytes))
 
         var records: [BatchRecord] = []
@@ -555,7 +564,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         case .armTimer(let until, let reporting):
             reportDestination(reporting)
             armTimer(until)
-        default:
+        case .reportDestination:
             reportDestination()
         }
     }
@@ -765,7 +774,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         } catch {
             // The send happened but its result is not stored: the events stay queued and
             // go again from the head; the collector's dedup by messageId makes that harmless.
-            _ = machine.settleDidFail()
+            machine.settleDidFail()
             logger.log(
                 .error, "cannot settle batch", kind: "settle failed", throttle: logThrottle,
                 metadata: ["batch_id": "\(settlement.record.id)", "error": "\(error)"])

@@ -61,7 +61,7 @@ extension BatcherStateMachineTests {
         #expect(machine.failureStreak(now: Self.now) == FailureStreak(attempts: 100, age: .seconds(10), isIsolating: true))
 
         #expect(machine.nextBatch(batchSize: 10) == .read(.head, limit: 2, attempt: 101))
-        _ = machine.batchRead(through: 18)
+        machine.batchRead(through: 18)
         _ = machine.sendFinished(.delivered, sent: 2, readAhead: .init(batch: "next", through: 20), now: Self.now, batchSize: 10)
         #expect(machine.state == .draining(.readAhead("next", through: 20)))
         #expect(machine.splitLimit == 2)

@@ -8,13 +8,13 @@ extension BatcherStateMachineTests {
     /// Only a backoff ends, kept under offline or a hold or not; pauses and offline stay.
     @Test func endBackoffEndsOnlyABackoff() {
         check([
-            (Self.idle, Self.idle, .none), (Self.idleAfter7, Self.idleAfter7, .none), (Self.head, Self.head, .none),
-            (Self.after7, Self.after7, .none), (Self.ahead, Self.ahead, .none), (Self.readingAfter7, Self.readingAfter7, .none),
-            (Self.readingHead, Self.readingHead, .none), (Self.batch20, Self.batch20, .none),
+            (Self.idle, Self.idle, .noBackoff), (Self.idleAfter7, Self.idleAfter7, .noBackoff), (Self.head, Self.head, .noBackoff),
+            (Self.after7, Self.after7, .noBackoff), (Self.ahead, Self.ahead, .noBackoff), (Self.readingAfter7, Self.readingAfter7, .noBackoff),
+            (Self.readingHead, Self.readingHead, .noBackoff), (Self.batch20, Self.batch20, .noBackoff),
             (Self.backingOff, Self.head, .reportDestination),
-            (Self.paused, Self.paused, .none), (Self.offline, Self.offline, .none), (Self.offlinePaused, Self.offlinePaused, .none),
-            (Self.held, Self.held, .none), (Self.heldPaused, Self.heldPaused, .none), (Self.offlineHeld, Self.offlineHeld, .none),
-        ]) { $0.endBackoff() }
+            (Self.paused, Self.paused, .noBackoff), (Self.offline, Self.offline, .noBackoff), (Self.offlinePaused, Self.offlinePaused, .noBackoff),
+            (Self.held, Self.held, .noBackoff), (Self.heldPaused, Self.heldPaused, .noBackoff), (Self.offlineHeld, Self.offlineHeld, .noBackoff),
+        ], of: Machine.EndBackoffAction.self) { $0.endBackoff() }
     }
 
     /// A backoff that offline or a hold keeps is dropped: they end into a drain.

@@ -9,8 +9,6 @@ import Testing
 struct BatcherStateMachineTests {
     typealias Machine = BatcherStateMachine<ManualClock.Instant, String>
     typealias State = Machine.State
-    /// One pair: from `state`, the input leaves `expected` and returns `action`.
-    typealias Row = (state: State, expected: State, action: Machine.Action)
 
     static func at(_ seconds: Int) -> ManualClock.Instant { ManualClock.Instant(offset: .seconds(seconds)) }
     static let now = at(10)
@@ -47,11 +45,20 @@ struct BatcherStateMachineTests {
             splitLimit: splitLimit, streak: streak, isHeld: isHeld)
     }
 
-    /// Applies `input` from each row's state and checks the state left and the action.
+    /// Applies `input` from each row's state and checks the state left and the action
+    /// (each input has its own kind of action).
     /// `isHeld`: whether the operator's hold is asked for (default: as the state says).
     func check(
-        _ rows: [Row], isHeld: Bool? = nil, sourceLocation: SourceLocation = #_sourceLocation,
-        _ input: (inout Machine) -> Machine.Action
+        _ rows: [(state: State, expected: State, action: Machine.Action)], isHeld: Bool? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation, _ input: (inout Machine) -> Machine.Action
+    ) {
+        check(rows, of: Machine.Action.self, isHeld: isHeld, sourceLocation: sourceLocation, input)
+    }
+
+    /// As ``check(_:isHeld:sourceLocation:_:)`` for an input with an action of its own kind.
+    func check<Action: Equatable>(
+        _ rows: [(state: State, expected: State, action: Action)], of: Action.Type, isHeld: Bool? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation, _ input: (inout Machine) -> Action
     ) {
         #expect(rows.count == Self.allStates.count, "one row per state", sourceLocation: sourceLocation)
         for (index, row) in rows.enumerated() {
@@ -60,6 +67,20 @@ struct BatcherStateMachineTests {
             let action = input(&machine)
             #expect(machine.state == row.expected, "from \(row.state)", sourceLocation: sourceLocation)
             #expect(action == row.action, "from \(row.state)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// As ``check(_:isHeld:sourceLocation:_:)`` for an input that only records (it has no action).
+    func checkState(
+        _ rows: [(state: State, expected: State)], isHeld: Bool? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+        _ input: (inout Machine) -> Void
+    ) {
+        #expect(rows.count == Self.allStates.count, "one row per state", sourceLocation: sourceLocation)
+        for (index, row) in rows.enumerated() {
+            #expect(row.state == Self.allStates[index], "rows in the order of allStates", sourceLocation: sourceLocation)
+            var machine = Self.machine(row.state, isHeld: isHeld)
+            input(&machine)
+            #expect(machine.state == row.expected, "from \(row.state)", sourceLocation: sourceLocation)
         }
     }
 
@@ -208,22 +229,22 @@ struct BatcherStateMachineTests {
     }
 
     @Test func batchRead() {
-        check([
-            (Self.idle, Self.idle, .none),
-            (Self.idleAfter7, Self.idleAfter7, .none),
-            (Self.head, Self.head, .none),
-            (Self.after7, Self.after7, .none),
-            (Self.ahead, Self.ahead, .none),
-            (Self.readingAfter7, .batch(through: 30), .none),
-            (Self.readingHead, .batch(through: 30), .none),
-            (Self.batch20, Self.batch20, .none),
-            (Self.backingOff, Self.backingOff, .none),
-            (Self.paused, Self.paused, .none),
-            (Self.offline, Self.offline, .none),
-            (Self.offlinePaused, Self.offlinePaused, .none),
-            (Self.held, Self.held, .none),
-            (Self.heldPaused, Self.heldPaused, .none),
-            (Self.offlineHeld, Self.offlineHeld, .none),
+        checkState([
+            (Self.idle, Self.idle),
+            (Self.idleAfter7, Self.idleAfter7),
+            (Self.head, Self.head),
+            (Self.after7, Self.after7),
+            (Self.ahead, Self.ahead),
+            (Self.readingAfter7, .batch(through: 30)),
+            (Self.readingHead, .batch(through: 30)),
+            (Self.batch20, Self.batch20),
+            (Self.backingOff, Self.backingOff),
+            (Self.paused, Self.paused),
+            (Self.offline, Self.offline),
+            (Self.offlinePaused, Self.offlinePaused),
+            (Self.held, Self.held),
+            (Self.heldPaused, Self.heldPaused),
+            (Self.offlineHeld, Self.offlineHeld),
         ]) { $0.batchRead(through: 30) }
     }
 
@@ -236,7 +257,7 @@ struct BatcherStateMachineTests {
             (Self.ahead, Self.ahead, .none),
             (Self.readingAfter7, Self.readingAfter7, .none),
             (Self.readingHead, Self.readingHead, .none),
-            (Self.batch20, .draining(.after(20)), .settle),
+            (Self.batch20, .draining(.after(20)), .settleKeepingLeases),
             (Self.backingOff, Self.backingOff, .none),
             (Self.paused, Self.paused, .none),
             (Self.offline, Self.offline, .none),
@@ -244,7 +265,7 @@ struct BatcherStateMachineTests {
             (Self.held, Self.held, .none),
             (Self.heldPaused, Self.heldPaused, .none),
             (Self.offlineHeld, Self.offlineHeld, .none),
-        ]) { $0.batchFilteredOut() }
+        ], of: Machine.BatchFilteredOutAction.self) { $0.batchFilteredOut() }
     }
 
     @Test func sendDelivered() {
@@ -284,7 +305,7 @@ struct BatcherStateMachineTests {
             (Self.held, Self.held, .reportDestination),
             (Self.heldPaused, Self.heldPaused, .reportDestination),
             (Self.offlineHeld, Self.offlineHeld, .reportDestination),
-        ]) { $0.settleScheduled() }
+        ], of: Machine.SettleScheduledAction.self) { $0.settleScheduled() }
     }
 
     @Test func drainFinished() {
@@ -308,66 +329,65 @@ struct BatcherStateMachineTests {
     }
 
     @Test func requestFlush() {
-        check([
-            (Self.idle, Self.idle, .none),
-            (Self.idleAfter7, Self.idleAfter7, .none),
-            (Self.head, Self.head, .none),
-            (Self.after7, Self.after7, .none),
-            (Self.ahead, Self.ahead, .none),
-            (Self.readingAfter7, Self.readingAfter7, .none),
-            (Self.readingHead, Self.readingHead, .none),
-            (Self.batch20, Self.batch20, .none),
-            (Self.backingOff, Self.backingOff, .none),
-            (Self.paused, Self.paused, .none),
-            (Self.offline, Self.offline, .none),
-            (Self.offlinePaused, Self.offlinePaused, .none),
-            (Self.held, Self.held, .none),
-            (Self.heldPaused, Self.heldPaused, .none),
-            (Self.offlineHeld, Self.offlineHeld, .none),
+        checkState([
+            (Self.idle, Self.idle),
+            (Self.idleAfter7, Self.idleAfter7),
+            (Self.head, Self.head),
+            (Self.after7, Self.after7),
+            (Self.ahead, Self.ahead),
+            (Self.readingAfter7, Self.readingAfter7),
+            (Self.readingHead, Self.readingHead),
+            (Self.batch20, Self.batch20),
+            (Self.backingOff, Self.backingOff),
+            (Self.paused, Self.paused),
+            (Self.offline, Self.offline),
+            (Self.offlinePaused, Self.offlinePaused),
+            (Self.held, Self.held),
+            (Self.heldPaused, Self.heldPaused),
+            (Self.offlineHeld, Self.offlineHeld),
         ]) { $0.requestFlush() }
     }
 
     @Test func resume() {
-        check([
-            (Self.idle, Self.idle, .reportDestination),
-            (Self.idleAfter7, Self.idleAfter7, .reportDestination),
-            (Self.head, Self.head, .reportDestination),
-            (Self.after7, Self.after7, .reportDestination),
-            (Self.ahead, Self.ahead, .reportDestination),
-            (Self.readingAfter7, Self.readingAfter7, .reportDestination),
-            (Self.readingHead, Self.readingHead, .reportDestination),
-            (Self.batch20, Self.batch20, .reportDestination),
-            (Self.backingOff, Self.head, .reportDestination),
-            (Self.paused, Self.head, .reportDestination),
-            (Self.offline, Self.offline, .reportDestination),
-            (Self.offlinePaused, Self.offline, .reportDestination),
-            (Self.held, Self.held, .reportDestination),
-            (Self.heldPaused, Self.held, .reportDestination),
-            (Self.offlineHeld, Self.offlineHeld, .reportDestination),
+        checkState([
+            (Self.idle, Self.idle),
+            (Self.idleAfter7, Self.idleAfter7),
+            (Self.head, Self.head),
+            (Self.after7, Self.after7),
+            (Self.ahead, Self.ahead),
+            (Self.readingAfter7, Self.readingAfter7),
+            (Self.readingHead, Self.readingHead),
+            (Self.batch20, Self.batch20),
+            (Self.backingOff, Self.head),
+            (Self.paused, Self.head),
+            (Self.offline, Self.offline),
+            (Self.offlinePaused, Self.offline),
+            (Self.held, Self.held),
+            (Self.heldPaused, Self.held),
+            (Self.offlineHeld, Self.offlineHeld),
         ]) { $0.resume() }
     }
 
     @Test func settleDidFail() {
-        check([
-            (Self.idle, Self.idle, .none),
-            (Self.idleAfter7, Self.idleAfter7, .none),
-            (Self.head, Self.head, .none),
-            (Self.after7, Self.after7, .none),
-            (Self.ahead, Self.ahead, .none),
-            (Self.readingAfter7, Self.readingAfter7, .none),
-            (Self.readingHead, Self.readingHead, .none),
-            (Self.batch20, Self.batch20, .none),
-            (Self.backingOff, Self.backingOff, .none),
-            (Self.paused, Self.paused, .none),
-            (Self.offline, Self.offline, .none),
-            (Self.offlinePaused, Self.offlinePaused, .none),
-            (Self.held, Self.held, .none),
-            (Self.heldPaused, Self.heldPaused, .none),
-            (Self.offlineHeld, Self.offlineHeld, .none),
+        checkState([
+            (Self.idle, Self.idle),
+            (Self.idleAfter7, Self.idleAfter7),
+            (Self.head, Self.head),
+            (Self.after7, Self.after7),
+            (Self.ahead, Self.ahead),
+            (Self.readingAfter7, Self.readingAfter7),
+            (Self.readingHead, Self.readingHead),
+            (Self.batch20, Self.batch20),
+            (Self.backingOff, Self.backingOff),
+            (Self.paused, Self.paused),
+            (Self.offline, Self.offline),
+            (Self.offlinePaused, Self.offlinePaused),
+            (Self.held, Self.held),
+            (Self.heldPaused, Self.heldPaused),
+            (Self.offlineHeld, Self.offlineHeld),
         ]) { machine in
-            let action = machine.settleDidFail()
+            machine.settleDidFail()
             #expect(machine.settleFailed)
-            return action
         }
     }
 
@@ -468,7 +488,7 @@ struct BatcherStateMachineTests {
         #expect(machine.reported == .backingOff(until: Self.at(11)))
         #expect(machine.wake(now: Self.at(11), settings: Self.online, wentOffline: false) == .drain(reporting: nil))
         #expect(machine.nextBatch(batchSize: 10) == .read(.head, limit: 10, attempt: 3))
-        #expect(machine.batchRead(through: 20) == .none)
+        machine.batchRead(through: 20)
         #expect(machine.lastError == "HTTP 503")
         _ = machine.sendFinished(.delivered, sent: 3, readAhead: nil, now: Self.now, batchSize: 10)
         #expect(machine.failures == 0)
@@ -492,7 +512,7 @@ struct BatcherStateMachineTests {
 
     @Test func aFailedSettleSendsTheNextReadFromTheHeadButNotTheReadAhead() {
         var machine = Self.machine(Self.after7)
-        _ = machine.settleDidFail()
+        machine.settleDidFail()
         #expect(machine.nextBatch(batchSize: 10) == .read(.head, limit: 10, attempt: 1))
         #expect(machine.state == .reading(resumeAfter: 7, fromHead: true))
         #expect(machine.settleFailed, "cleared by the read, not before it")
@@ -501,20 +521,20 @@ struct BatcherStateMachineTests {
         #expect(machine.state == Self.idleAfter7, "nothing found: the drain still resumes after 7")
 
         var ahead = Self.machine(Self.ahead)
-        _ = ahead.settleDidFail()
+        ahead.settleDidFail()
         #expect(ahead.nextBatch(batchSize: 10) == .send("ahead", limit: 10))
         #expect(ahead.settleFailed, "kept for the next read")
 
         var after = Self.machine(Self.after7)
         _ = after.nextBatch(batchSize: 10)
-        _ = after.settleDidFail()  // lands during the read after 7
-        _ = after.batchRead(through: 17)
+        after.settleDidFail()  // lands during the read after 7
+        after.batchRead(through: 17)
         #expect(after.settleFailed, "a read after a sequence leaves it for the next")
     }
 
     @Test func aFlushRequestStartsADrainWhereTheLastEnded() {
         var machine = Self.machine(Self.idleAfter7)
-        _ = machine.requestFlush()
+        machine.requestFlush()
         #expect(machine.evaluatePolicy(depth: 0, now: Self.now) == .startDrain(.manual))
         #expect(machine.state == Self.after7)
         var counting = Self.machine(Self.idle, policy: .count(5))
