@@ -118,6 +118,22 @@ struct KeptBookkeepingTests {
         #expect(try await engine.keptBookkeepingMatchesStore() == true)
     }
 
+    @Test("An operator's pause is written by the writer in its own transactions: the bookkeeping stays in memory, and the pause is in the store")
+    func pausesGoThroughTheWriter() async throws {
+        let queue = try open()
+        try await queue.register(destination: "default")
+        await Self.append(queue, 3)
+        let before = queue.bookkeepingReads.fromStore
+        try await queue.recordPause(true, destination: "default")
+        await Self.append(queue, 1, from: 3)
+        #expect(try await queue.pausedDestinations() == ["default"])
+        try await queue.recordPause(false, destination: "default")
+        await Self.append(queue, 1, from: 4)
+        #expect(queue.bookkeepingReads.fromStore == before, "no transaction read the tables again: \(queue.bookkeepingReads)")
+        #expect(try await queue.pausedDestinations().isEmpty)
+        #expect(try await queue.keptBookkeepingMatchesStore() == true)
+    }
+
     @Test("SQL run outside the writer's transactions is not trusted to leave the bookkeeping: the next transaction reads it")
     func sqlOutsideTransactionsForgetsTheBookkeeping() async throws {
         let queue = try open()
