@@ -25,7 +25,8 @@ import BeaconDashboard
 ///     the defaults for `mode`.
 ///   - deadLetters: Where the dead-letter view reads letters (search, detail pane); without
 ///     it the view lists the snapshot's newest letters.
-///   - perform: Carries out one action; awaited before the next key is handled.
+///   - perform: Carries out one action and says what it answered (a refusal or no answer
+///     replaces the key's message); awaited before the next key is handled.
 /// - Returns: Why it stopped.
 /// - Throws: ``TerminalError`` when there is no usable terminal; `CancellationError`
 ///   when the surrounding task is cancelled.
@@ -35,7 +36,7 @@ public func runDashboard(
     mode: DashboardMode,
     initialState: DashboardState? = nil,
     deadLetters: (any DeadLetterReading)? = nil,
-    perform: @escaping @Sendable (DashboardAction) async -> Void
+    perform: @escaping @Sendable (DashboardAction) async -> CommandAnswer
 ) async throws -> DashboardExit {
     let screen = try TerminalScreen()
     defer { screen.close() }
@@ -46,7 +47,7 @@ public func runDashboard(
     let clock = ContinuousClock()
     while true {
         if let signal = screen.receivedSignal {
-            await perform(.quit)
+            _ = await perform(.quit)  // quitting: no screen to answer on
             return .interrupted(signal: signal)
         }
         while let key = screen.nextKey() {
@@ -57,8 +58,9 @@ public func runDashboard(
             let (next, actions) = DashboardReducer.reduce(loop.state, key)
             loop.state = next
             for action in actions {
-                await perform(action)
+                let answer = await perform(action)
                 if action == .quit { return .quit }
+                if let message = answer.message { loop.state.message = message }
             }
         }
         loop.expireMessage(now: clock.now)

@@ -7,11 +7,12 @@ public struct FleetEngine: Sendable {
     public var name: String
     public var snapshots: AsyncStream<EngineSnapshot>
     public var deadLetters: (any DeadLetterReading)?
-    public var perform: @Sendable (DashboardAction) async -> Void
+    /// Carries out one action and says what it answered (see ``runDashboard(snapshots:mode:initialState:deadLetters:perform:)``).
+    public var perform: @Sendable (DashboardAction) async -> CommandAnswer
 
     public init(
         name: String, snapshots: AsyncStream<EngineSnapshot>, deadLetters: (any DeadLetterReading)? = nil,
-        perform: @escaping @Sendable (DashboardAction) async -> Void
+        perform: @escaping @Sendable (DashboardAction) async -> CommandAnswer
     ) {
         self.name = name
         self.snapshots = snapshots

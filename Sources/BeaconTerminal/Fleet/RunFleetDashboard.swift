@@ -30,7 +30,7 @@ public func runFleetDashboard(engines: [FleetEngine], initialState: FleetState) 
     let clock = ContinuousClock()
     while true {
         if let signal = screen.receivedSignal {
-            for engine in engines { await engine.perform(.quit) }
+            for engine in engines { _ = await engine.perform(.quit) }
             return .interrupted(signal: signal)
         }
         var resized = false
@@ -44,11 +44,15 @@ public func runFleetDashboard(engines: [FleetEngine], initialState: FleetState) 
             for action in actions {
                 switch action {
                 case .engine(let index, let engineAction) where engines.indices.contains(index):
-                    await engines[index].perform(engineAction)
+                    let answer = await engines[index].perform(engineAction)
+                    if let message = answer.message {
+                        state.engines[index].message = message
+                        state.message = StatusMessage("\(state.names[index]): \(message.text)", severity: message.severity)
+                    }
                 case .engine:
                     break
                 case .quit:
-                    for engine in engines { await engine.perform(.quit) }
+                    for engine in engines { _ = await engine.perform(.quit) }
                     return .quit
                 }
             }

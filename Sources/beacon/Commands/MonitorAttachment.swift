@@ -81,8 +81,9 @@ final class MonitorAttachment: Sendable {
         continuation.finish()
     }
 
-    /// Sends an engine action as a control command; refusals go to the log.
-    func perform(_ action: DashboardAction) async {
+    /// Sends an engine action as a control command and says what the engine answered
+    /// (the screen shows a refusal with its reason); refusals also go to the log.
+    func perform(_ action: DashboardAction) async -> CommandAnswer {
         let command: ControlCommand
         switch action {
         case .flush: command = .flush
@@ -94,17 +95,24 @@ final class MonitorAttachment: Sendable {
         case .retryNow(let name): command = .retryNow(destination: name)
         case .retryDeadLetters(let selection): command = .deadRetry(selection)
         case .purgeDeadLetters(let selection): command = .deadPurge(selection)
-        default: return  // the reducer sends no demo action when attached
+        default: return .applied  // the reducer sends no demo action when attached
         }
+        let answer: CommandAnswer
         do {
             let response = try await ControlCall.answer(client, command, within: .seconds(5))
-            if case .failure(let refusal) = response.outcome {
+            switch response.outcome {
+            case .success:
+                answer = .applied
+            case .failure(let refusal):
                 logger.warning("the engine refused a command", metadata: ["command": "\(command.name)", "reason": "\(refusal.reason)"])
+                answer = .refused(PrintableText.line(refusal.reason))
             }
         } catch {
             logger.warning("a command did not reach the engine", metadata: ["command": "\(command.name)", "error": "\(error)"])
+            answer = .noAnswer(PrintableText.line("\(error)"))
         }
         await refresh()
+        return answer
     }
 
     func overlay(_ snapshot: EngineSnapshot) -> EngineSnapshot {

@@ -146,6 +146,7 @@ struct DemoSession {
                 snapshots: await engine.observer.snapshots(), mode: .demo, initialState: initial, deadLetters: queue
             ) { action in
                 await controls.perform(action)
+                return .applied  // in process: the demo's controls refuse nothing
             }
         } catch {
             syncerTask?.cancel()

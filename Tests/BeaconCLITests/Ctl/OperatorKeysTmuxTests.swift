@@ -73,4 +73,37 @@ struct OperatorKeysTmuxTests {
         await engine.beginShutdown()
         try await task.value
     }
+
+    @Test("a command the engine refuses is shown refused, with its reason, not as asked for",
+          .enabled(if: TmuxSession.isInstalled, "tmux is not installed; the terminal test needs it"),
+          .timeLimit(.minutes(1)))
+    func aRefusedCommandIsShownRefused() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }  // best effort: a temp dir
+        let store = directory + "/offline.sqlite"
+        let engine = BeaconEngine(
+            queue: try SQLiteEventQueue(path: store), destination: Destination(sender: RecordingSender()),
+            settings: EngineSettings(policy: .manual, batchSize: 50, isOffline: true))
+        let task = Task { try await engine.run() }
+        let control = try await engine.serveControl()
+        try await engine.tracker.track("Waits", anonymousId: "x").committed()
+
+        let tmux = try TmuxSession([BeaconProcess.path, "monitor", "--db", store], width: 80, height: 24, directory: directory)
+        defer { tmux.kill() }
+        try await tmux.waitForScreen("the attached header") { DashboardText.header($0).contains("MONITOR (attached)") }
+        try tmux.press("f")
+        try await tmux.waitForScreen("the question") { $0.contains("live engine: flush?") }
+        try tmux.press("y")
+        // What `beacon ctl flush` prints (exiting 1) for an offline engine.
+        let refused = try await tmux.waitForScreen("the refusal and the engine's reason") {
+            $0.contains("refused: the engine is offline")
+        }
+        #expect(!refused.contains("flush requested"), "the screen does not say it went through: \(refused)")
+        #expect(await engine.observer.snapshot.depth == 1, "nothing was sent")
+        try tmux.press("q")
+        #expect(try await tmux.waitForExit() == 0)
+        await control.close()
+        await engine.beginShutdown()
+        try await task.value
+    }
 }
