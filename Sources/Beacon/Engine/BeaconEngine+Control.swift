@@ -140,7 +140,8 @@ extension BeaconEngine {
             deadLettersPurged: depth.totals.deadLettersPurged, store: queue.location,
             queue: EngineStatusReport.Queue(
                 events: depth.events.addingReportingOverflow(depth.buffered).partialValue, bytes: depth.bytes,
-                maxEvents: bounds?.maxEvents, maxBytes: bounds?.maxBytes, full: bounds?.isFull(depth) ?? false),
+                maxEvents: bounds?.maxEvents, maxBytes: bounds?.maxBytes, full: bounds?.isFull(depth) ?? false,
+                whenFull: snapshot.fullQueueRefusesNew ? EngineStatusReport.Queue.refusesNew : EngineStatusReport.Queue.dropsOldest),
             destinations: destinations.map { destination in
                 // Not reported yet: its batcher has not started, so its state is not known.
                 var status = known[destination.name]
@@ -161,6 +162,7 @@ extension BeaconEngine {
             accepted: totals.accepted, delivered: totals.delivered, requests: totals.requests, bytesSent: totals.bytesSent,
             batchesSent: totals.batchesSent, retried: totals.retried, split: totals.split, deadLettered: totals.deadLettered,
             dropped: totals.dropped)
+        report.totals?.refused = totals.refused
         return report
     }
 }

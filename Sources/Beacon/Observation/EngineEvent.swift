@@ -18,4 +18,8 @@ public enum EngineEvent: Sendable, Hashable {
     case problem(String)
     /// Remote configuration changed state (see ``RemoteConfigSyncer``).
     case remoteConfig(RemoteConfigSummary)
+    /// New events are refused at the queue's bound instead of pushing the oldest out
+    /// (`beacon agent`'s ingest answers 503 `queue_full`); `refused` more were just refused
+    /// (0 to say only how the bound acts).
+    case refusedAtBound(refused: Int)
 }

@@ -29,6 +29,9 @@ public struct EngineSnapshot: Sendable, Hashable {
     /// history when it opened, and every batch since), not the engine's: no engine's
     /// status was laid over them.
     public var batchesSeenByMonitor: Bool = false
+    /// At its bound the queue refuses new events (`beacon agent`'s ingest) instead of
+    /// dropping its oldest: what the queue-full line says, with ``Totals/refused``.
+    public var fullQueueRefusesNew: Bool = false
 
     // Queue
     /// Events committed to the store and not yet delivered.
@@ -108,6 +111,9 @@ public struct EngineSnapshot: Sendable, Hashable {
         public var deadLettersRetried: Int = 0
         /// Dead letters an operator deleted (over the store's life).
         public var deadLettersPurged: Int = 0
+        /// Events refused at the queue's bound since the engine started (when
+        /// ``EngineSnapshot/fullQueueRefusesNew``; they never entered the queue).
+        public var refused: Int = 0
 
         public init(
             accepted: Int = 0, delivered: Int = 0, batchesSent: Int = 0, retried: Int = 0, split: Int = 0,

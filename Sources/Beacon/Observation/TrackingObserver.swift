@@ -263,6 +263,10 @@ public actor TrackingObserver {
             current.noteError(message, at: time)
         case .remoteConfig(let summary):
             current.remoteConfig = summary
+        case .refusedAtBound(let refused):
+            current.fullQueueRefusesNew = true
+            let (sum, overflow) = current.totals.refused.addingReportingOverflow(max(0, refused))
+            current.totals.refused = overflow ? .max : sum
         }
     }
 

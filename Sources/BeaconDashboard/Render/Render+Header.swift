@@ -150,8 +150,12 @@ extension Renderer {
     mutating func drawQueueFull(y: Int) {
         guard snapshot.isQueueFull, let bounds = snapshot.queueBounds else { return }
         let held = Format.count(snapshot.depth + snapshot.buffered)
-        let text = " QUEUE FULL \(held) of \(Format.count(bounds.maxEvents)) events, \(Format.bytes(snapshot.queuedBytes)) of "
-            + "\(Format.bytes(bounds.maxBytes)): oldest dropped"
+        // What the bound does here, first (what is being lost): the agent's ingest refuses
+        // new events, anything else drops the oldest.
+        let does = snapshot.fullQueueRefusesNew
+            ? "new events refused (\(Format.count(snapshot.totals.refused)) so far)" : "oldest events dropped"
+        let text = " QUEUE FULL: \(does) · \(held) of \(Format.count(bounds.maxEvents)) events, "
+            + "\(Format.bytes(snapshot.queuedBytes)) of \(Format.bytes(bounds.maxBytes))"
         grid.fill(x: 0, y: y, width: width, style: .error)
         grid.write(text.elidedRight(toWidth: width - 1), x: 0, y: y, style: .error)
     }

@@ -134,8 +134,10 @@ struct AgentCommand: AsyncParsableCommand {
         let engine = BeaconEngine(
             queue: queue, destinations: destinations, settings: EngineSettings(policy: flushPolicy, batchSize: batchSize),
             clock: ContinuousClock(), finalFlushTimeout: Self.finalFlushTimeout, logger: logger("beacon.engine"))
+        // At its bound the agent refuses new events (503 queue_full) rather than drop old ones.
+        engine.observer.report(.refusedAtBound(refused: 0))
         let store = AgentIngestStore(
-            tracker: engine.tracker, queue: queue, commitTimeout: Self.commitTimeout, logger: agentLogger)
+            tracker: engine.tracker, queue: queue, observer: engine.observer, commitTimeout: Self.commitTimeout, logger: agentLogger)
         var ingest = CollectorConfiguration(host: host, port: port, writeKeys: Set(writeKeys))
         ingest.metricsPrefix = "beacon_agent_ingest"
         ingest.exportsStoreTotals = false  // the engine's metrics report the queue

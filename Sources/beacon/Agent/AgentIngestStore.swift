@@ -12,6 +12,9 @@ import Logging
 struct AgentIngestStore: CollectorStore {
     let tracker: Tracker
     let queue: SQLiteEventQueue
+    /// Told of every event refused at the bound, so the screen, `ctl status` and the
+    /// engine's other surfaces count them (``EngineEvent/refusedAtBound(refused:)``).
+    let observer: TrackingObserver
     /// The queue's bounds (``SQLiteEventQueue/bounds``): past them the queue would drop its
     /// oldest events, so the agent refuses new ones instead.
     var bounds: QueueBounds { queue.bounds ?? QueueBounds(maxEvents: .max, maxBytes: .max) }
@@ -47,6 +50,7 @@ struct AgentIngestStore: CollectorStore {
         // Counts and sizes are bounded (the collector's request limits), so these sums cannot overflow.
         let bounds = self.bounds
         guard depth.events + depth.buffered + events.count <= bounds.maxEvents, depth.bytes + bytes <= bounds.maxBytes else {
+            observer.report(.refusedAtBound(refused: events.count))
             throw StoreUnavailableError(reason: fullness(depth, bounds), retryAfterSeconds: 5, cause: .full)
         }
         // WireEvent already applied the same size limit, so this cannot refuse an event.

@@ -52,9 +52,10 @@ struct CtlCommand: AsyncParsableCommand {
 
     @Flag(help: """
         Print the engine's answer as JSON. With status: policy, batchSize, offline, depth, deadLetters, queue (events, \
-        bytes, maxEvents, maxBytes, full), destinations with name, state, paused, pausedBy, pending, oldestPendingAge in \
+        bytes, maxEvents, maxBytes, full, whenFull: drop oldest or refuse new), destinations with name, state, paused, pausedBy, pending, oldestPendingAge in \
         seconds, lastSuccessAt, stalled, endpoint, code (starting, idle, sending, backing_off, paused_operator, paused_credentials, \
-        offline), nextRetryAt, consecutiveFailures, lastError, lastStatus, deliveryRate, drainSeconds, stalledSince; commands. \
+        offline), nextRetryAt, consecutiveFailures, lastError, lastStatus, deliveryRate, drainSeconds, stalledSince, sinceStart \
+        (delivered, deadLettered, dropped); totals (refused: at the bound, since the engine started); commands. \
         With pause: paused, recorded (false when the store could not record the pause) and a warning. With retry-now: \
         retried (the destinations whose backoff ended), offline. With flush: backingOff (name, nextRetryAt). \
         watch always prints JSON.
@@ -209,7 +210,10 @@ struct CtlCommand: AsyncParsableCommand {
         Output.line("offline      \(report.offline ? "yes" : "no")")
         Output.line("depth        \(report.depth) events")
         if let max = report.queue.maxEvents, let maxBytes = report.queue.maxBytes {
-            let full = report.queue.full ? "  FULL: new events push the oldest out" : ""
+            let refused = report.totals?.refused.map { " (\($0) refused so far)" } ?? ""
+            let full = !report.queue.full ? ""
+                : report.queue.whenFull == EngineStatusReport.Queue.refusesNew ? "  FULL: new events are refused\(refused)"
+                : "  FULL: new events push the oldest out"
             Output.line("queue        \(report.queue.events) of \(max) events, \(report.queue.bytes) of \(maxBytes) bytes\(full)")
         }
         Output.line("dead letters \(report.deadLetters)")

@@ -176,7 +176,9 @@ final class MonitorAttachment: Sendable {
         snapshot.deadLetters = max(0, report.deadLetters)
         snapshot.totals.deadLettersRetried = max(0, report.deadLettersRetried)
         snapshot.totals.deadLettersPurged = max(0, report.deadLettersPurged)
+        snapshot.fullQueueRefusesNew = report.queue.whenFull == EngineStatusReport.Queue.refusesNew
         guard let totals = report.totals else { return }
+        snapshot.totals.refused = max(0, totals.refused ?? 0)
         snapshot.batchesSeenByMonitor = false
         snapshot.totals.accepted = max(0, totals.accepted)
         snapshot.totals.delivered = max(0, totals.delivered)

@@ -127,9 +127,17 @@ extension ProcessHeavy {
                 }
             }
             #expect(full?.errorCode == "queue_full", "\(full?.text ?? "never refused")")
-            try await tmux.waitForScreen("QUEUE FULL on the screen") { $0.contains("QUEUE FULL 300 of 300 events") }
-            try await Self.eventually("ctl status: queue full") {
-                (try await Self.status(store))["queue"].flatMap { ($0 as? [String: Any])?["full"] as? Bool } == true
+            // What the bound does here, and what it cost: the agent refused the last 50, it dropped nothing.
+            let fullScreen = try await tmux.waitForScreen("QUEUE FULL on the screen, with what the bound does") {
+                $0.contains("QUEUE FULL: new events refused (50 so far) · 300 of 300 events")
+            }
+            #expect(!fullScreen.contains("dropped ·"), "\(fullScreen)")
+            try await Self.eventually("ctl status: queue full, refusing new events, 50 refused, none dropped") {
+                let status = try await Self.status(store)
+                let queue = status["queue"] as? [String: Any] ?? [:]
+                let totals = status["totals"] as? [String: Any] ?? [:]
+                return queue["full"] as? Bool == true && queue["whenFull"] as? String == "refuse new"
+                    && totals["refused"] as? Int == 50 && totals["dropped"] as? Int == 0
             }
             try await Self.eventually("/metrics: queue full") {
                 try await HTTPAnswer.send("GET", base + "/metrics").text.contains("beacon_engine_queue_full 1")

@@ -58,8 +58,12 @@ public struct EngineStatusReport: Codable, Sendable, Hashable {
         /// The bounds (absent when unbounded or unknown).
         public var maxEvents: Int?
         public var maxBytes: Int?
-        /// At a bound (``QueueBounds/isFull(_:)``): new events push the oldest out.
+        /// At a bound (``QueueBounds/isFull(_:)``): what ``whenFull`` says happens.
         public var full: Bool
+        /// What the queue does at its bound: `drop oldest` (they are counted as dropped)
+        /// or `refuse new` (`beacon agent`'s ingest answers 503 `queue_full`; counted in
+        /// ``Totals/refused``). Absent from an engine before 0.6.0.
+        public var whenFull: String?
 
         /// Every field; unknown bounds as `null`.
         public func encode(to encoder: any Encoder) throws {
@@ -69,15 +73,21 @@ public struct EngineStatusReport: Codable, Sendable, Hashable {
             try container.encode(maxEvents, forKey: .maxEvents)
             try container.encode(maxBytes, forKey: .maxBytes)
             try container.encode(full, forKey: .full)
+            try container.encode(whenFull, forKey: .whenFull)
         }
 
-        public init(events: Int, bytes: Int, maxEvents: Int?, maxBytes: Int?, full: Bool) {
+        public init(events: Int, bytes: Int, maxEvents: Int?, maxBytes: Int?, full: Bool, whenFull: String? = nil) {
             self.events = events
             self.bytes = bytes
             self.maxEvents = maxEvents
             self.maxBytes = maxBytes
             self.full = full
+            self.whenFull = whenFull
         }
+
+        /// ``whenFull``'s two values.
+        public static let dropsOldest = "drop oldest"
+        public static let refusesNew = "refuse new"
     }
 
     /// What the engine counted. Requests, bytes, batches, retries and splits count since
@@ -102,6 +112,9 @@ public struct EngineStatusReport: Codable, Sendable, Hashable {
         public var deadLettered: Int
         /// Events dropped by the overflow policy (over the store's life).
         public var dropped: Int
+        /// Events refused at the queue's bound since this engine started, when it refuses
+        /// new events there (`beacon agent`; absent from an engine before 0.6.0).
+        public var refused: Int?
 
         public init(
             accepted: Int, delivered: Int, requests: Int, bytesSent: Int, batchesSent: Int, retried: Int, split: Int,
