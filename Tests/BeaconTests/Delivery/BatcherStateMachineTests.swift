@@ -75,12 +75,9 @@ struct BatcherStateMachineTests {
         _ rows: [(state: State, expected: State)], isHeld: Bool? = nil, sourceLocation: SourceLocation = #_sourceLocation,
         _ input: (inout Machine) -> Void
     ) {
-        #expect(rows.count == Self.allStates.count, "one row per state", sourceLocation: sourceLocation)
-        for (index, row) in rows.enumerated() {
-            #expect(row.state == Self.allStates[index], "rows in the order of allStates", sourceLocation: sourceLocation)
-            var machine = Self.machine(row.state, isHeld: isHeld)
+        check(rows.map { ($0.state, $0.expected, true) }, of: Bool.self, isHeld: isHeld, sourceLocation: sourceLocation) { machine in
             input(&machine)
-            #expect(machine.state == row.expected, "from \(row.state)", sourceLocation: sourceLocation)
+            return true
         }
     }
 
