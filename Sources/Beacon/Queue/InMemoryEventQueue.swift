@@ -50,6 +50,8 @@ public final class InMemoryEventQueue: EventQueue {
         var batches: [BatchRecord] = []
         var lastBatchID: Int64 = 0
         var maxEvents: Int
+        /// The destinations an operator paused (``recordPause(_:destination:)``).
+        var paused: Set<String> = []
         /// Events the last commit dropped by the bound, for its report.
         var overflowDrops = 0
 
@@ -180,8 +182,20 @@ extension InMemoryEventQueue {
         store.storage.withLock { $0.register(destination) }
     }
 
+    /// Kept as the store keeps it, for as long as the queue lives.
+    public func recordPause(_ paused: Bool, destination: String) async throws(StorageError) {
+        store.storage.withLock { storage in
+            if paused { storage.paused.insert(destination) } else { storage.paused.remove(destination) }
+        }
+    }
+
+    public func pausedDestinations() async throws(StorageError) -> Set<String> {
+        store.storage.withLock { $0.paused }
+    }
+
     public func unregister(destination: String) async throws(StorageError) {
         store.storage.withLock { storage in
+            storage.paused.remove(destination)  // its recorded pause goes with it, as in the store
             guard storage.destinations.removeValue(forKey: destination) != nil else { return }
             storage.leases[destination] = nil
             guard !storage.destinations.isEmpty else { return }

@@ -13,20 +13,35 @@ import Logging
 /// let result = try importer.apply(Array(responseData))
 /// let next = importer.versionToken          // send as ?since= on the next poll
 /// ```
+///
+/// Beside an engine in the same process, build it on the engine's queue
+/// (``init(queue:logger:)``): its transactions then go through the queue's one writer,
+/// in its order, instead of a second connection writing the same file.
 public final class SyncImporter: Sendable {
     /// The `meta` key holding the token.
     public static let tokenKey = "sync.version_token"
 
     /// The store file.
     public let path: String
+    /// Reads (the queue's pool when built on a queue).
     private let pool: DatabasePool
+    /// Where its transactions run.
+    private let writes: Writes
     private let logger: Logger
 
+    /// A connection of its own (another process's store, `beacon sync`), or the writer of
+    /// the queue open in this process.
+    private enum Writes: Sendable {
+        case ownConnection
+        case queueWriter(SQLiteQueueWriter)
+    }
+
     /// Opens (creating and migrating if needed) the store at `path`; the event queue may
-    /// have the same file open.
+    /// have the same file open, in another process.
     public init(path: String, logger: Logger = Logger(label: "beacon.sync")) throws(SyncError) {
         self.path = path
         self.logger = logger
+        writes = .ownConnection
         var configuration = GRDB.Configuration()
         configuration.busyMode = .timeout(2)
         configuration.label = "beacon.sync"
@@ -38,12 +53,37 @@ public final class SyncImporter: Sendable {
         }
     }
 
+    /// Applies feeds to the store of `queue` (which opened and migrated it), through the
+    /// queue's writer: the one component that writes the store in this process.
+    public init(queue: SQLiteEventQueue, logger: Logger = Logger(label: "beacon.sync")) {
+        path = queue.location
+        self.logger = logger
+        pool = queue.pool
+        writes = .queueWriter(queue.writer)
+    }
+
+    /// Runs `body` in one write transaction.
+    private func write<T>(_ body: (Database) throws -> T) throws -> T {
+        switch writes {
+        case .ownConnection: return try pool.write(body)
+        case .queueWriter(let writer): return try writer.transactionBesideBookkeeping(body)
+        }
+    }
+
+    /// ``write(_:)`` without blocking a thread of the cooperative pool.
+    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        switch writes {
+        case .ownConnection: return try await pool.write(body)
+        case .queueWriter(let writer): return try await writer.transactionBesideBookkeeping(body)
+        }
+    }
+
     /// Checks and applies a response in one transaction.
     @discardableResult
     public func apply(_ data: [UInt8]) throws(SyncError) -> SyncResult {
         let feed = try SyncImporter.genericFeed(data)
         do {
-            return try pool.write { db in try SyncImporter.write(feed, db) }
+            return try write { db in try SyncImporter.write(feed, db) }
         } catch {
             throw failed(error)
         }
@@ -55,7 +95,7 @@ public final class SyncImporter: Sendable {
     public func apply(_ data: [UInt8]) async throws(SyncError) -> SyncResult {
         let feed = try SyncImporter.genericFeed(data)
         do {
-            return try await pool.write { db in try SyncImporter.write(feed, db) }
+            return try await write { db in try SyncImporter.write(feed, db) }
         } catch {
             throw failed(error)
         }
@@ -76,7 +116,7 @@ public final class SyncImporter: Sendable {
     @discardableResult
     func apply(feed: SyncFeed) async throws(SyncError) -> SyncResult {
         do {
-            return try await pool.write { db in try SyncImporter.write(feed, db) }
+            return try await write { db in try SyncImporter.write(feed, db) }
         } catch {
             throw failed(error)
         }
@@ -149,7 +189,7 @@ public final class SyncImporter: Sendable {
         return syncError
     }
 
-    /// The writes of one response, inside the caller's transaction (`pool.write` runs
+    /// The writes of one response, inside the caller's transaction (``write(_:)`` runs
     /// its closure in one): upserts, then deletions (a deletion wins over an upsert of
     /// the same id in the same response), then the token.
     static func write(_ feed: SyncFeed, _ db: Database) throws -> SyncResult {

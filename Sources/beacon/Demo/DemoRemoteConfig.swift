@@ -5,8 +5,9 @@ import Logging
 
 /// `beacon demo --config FILE [--config-interval DURATION]`: the demo's collector serves
 /// FILE at `/v1/config`, and a ``RemoteConfigSyncer`` polls it for the engine, storing the
-/// feed in the demo's own store (the sync tables are in the queue's schema) and
-/// reporting to the engine's observer, so the header shows the version and last sync.
+/// feed in the demo's own store (the sync tables are in the queue's schema) through the
+/// queue's one writer, and reporting to the engine's observer, so the header shows the
+/// version and last sync.
 ///
 /// Without `--config` the demo serves no config and runs no syncer: the `--policy` and
 /// `--batch-size` flags and the dashboard keys are the only source of settings.
@@ -34,10 +35,14 @@ struct DemoRemoteConfig: Sendable {
         engine: BeaconEngine<ContinuousClock>, store: String, port: Int, logger: Logger
     ) throws(CLIError) -> RemoteConfigSyncer<ContinuousClock> {
         let importer: SyncImporter
-        do {
-            importer = try SyncImporter(path: store)
-        } catch {
-            throw .runtime("cannot open the demo store \(store) for remote configuration: \(error)")
+        if let queue = engine.queue as? SQLiteEventQueue {
+            importer = SyncImporter(queue: queue, logger: logger)  // through the engine's one writer
+        } else {
+            do {
+                importer = try SyncImporter(path: store)
+            } catch {
+                throw .runtime("cannot open the demo store \(store) for remote configuration: \(error)")
+            }
         }
         guard let url = URL(string: "http://127.0.0.1:\(port)/v1/config") else {
             throw .runtime("cannot form the config feed's address for port \(port)")

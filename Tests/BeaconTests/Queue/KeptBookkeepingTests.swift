@@ -134,6 +134,29 @@ struct KeptBookkeepingTests {
         #expect(try await queue.keptBookkeepingMatchesStore() == true)
     }
 
+    @Test("A sync import built on the queue writes through its writer; one on a connection of its own is another writer, seen as such")
+    func syncImportsGoThroughTheWriter() async throws {
+        let queue = try open()
+        try await queue.register(destination: "default")
+        await Self.append(queue, 3)
+        let feed = { (token: String, id: String) in
+            Array(#"{"plans": [{"id": "\#(id)", "n": 1}], "version_token": "\#(token)"}"#.utf8)
+        }
+        let before = queue.bookkeepingReads.fromStore
+        let importer = SyncImporter(queue: queue)
+        try await importer.apply(feed("v1", "a"))
+        await Self.append(queue, 1, from: 3)
+        #expect(queue.bookkeepingReads.fromStore == before, "the queue's next commit read no table: \(queue.bookkeepingReads)")
+        #expect(try importer.versionToken == "v1")
+        #expect(try importer.records(in: "plans").map(\.id) == ["a"])
+        #expect(try await queue.keptBookkeepingMatchesStore() == true)
+        // The same import through a connection of its own: the writer sees another writer.
+        try await SyncImporter(path: queues.path).apply(feed("v2", "b"))
+        await Self.append(queue, 1, from: 4)
+        #expect(queue.bookkeepingReads.fromStore == before + 1, "\(queue.bookkeepingReads)")
+        #expect(try importer.records(in: "plans").map(\.id) == ["a", "b"])
+    }
+
     @Test("SQL run outside the writer's transactions is not trusted to leave the bookkeeping: the next transaction reads it")
     func sqlOutsideTransactionsForgetsTheBookkeeping() async throws {
         let queue = try open()

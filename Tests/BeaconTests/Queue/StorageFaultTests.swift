@@ -106,6 +106,9 @@ struct StorageFaultTests {
         #expect(report.droppedFromMemory == report.discarded)
         #expect(report.recorded, "one counter update fits in the pages the store has")
         #expect(try await storedDropped() == report.discarded)
+        // Written by the writer, as every write: its counters and kept bookkeeping have them.
+        #expect(queue.depth.totals.dropped == report.discarded, "\(queue.depth.totals)")
+        #expect(try await queue.keptBookkeepingMatchesStore() == true)
     }
 
     @Test("close says when the drops could not be recorded")

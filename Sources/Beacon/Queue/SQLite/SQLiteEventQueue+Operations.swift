@@ -9,23 +9,19 @@ extension SQLiteEventQueue {
     /// the destination paused). Through the writer's own transactions, in their order, so
     /// the bookkeeping it keeps stays the store's.
     public func recordPause(_ paused: Bool, destination: String) async throws(StorageError) {
-        let result: Snapshot
+        let pausedAt = Timestamp.now().millisecondsSince1970
         do {
-            let pausedAt = Timestamp.now().millisecondsSince1970
-            result = try await writer.transaction { db in
-                let snapshot = try self.writer.bookkeeping(db, order: self.nextTransactionOrder())
+            try await writer.transactionBesideBookkeeping { db in
                 if paused {
                     try db.run(
                         "INSERT OR REPLACE INTO destination_pauses (destination, paused_at) VALUES (?, ?)", [destination, pausedAt])
                 } else {
                     try db.run("DELETE FROM destination_pauses WHERE destination = ?", [destination])
                 }
-                return (snapshot, ())
-            }.0
+            }
         } catch {
             throw StorageError(error, path: location)
         }
-        apply(result)
     }
 
     public func pausedDestinations() async throws(StorageError) -> Set<String> {

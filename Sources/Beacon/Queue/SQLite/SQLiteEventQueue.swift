@@ -309,7 +309,7 @@ public final class SQLiteEventQueue: EventQueue {
         }
         var report = CloseReport(discarded: left.count, droppedFromMemory: total, recorded: unrecorded == 0)
         guard unrecorded > 0 else { return report }
-        let pool = self.pool
+        let writer = self.writer
         let path = location
         let deadline = ContinuousClock.now + timeout
         // The thread gets a little longer than the loop, so an answer at the deadline is not lost.
@@ -318,11 +318,14 @@ public final class SQLiteEventQueue: EventQueue {
             var attempt = 0
             while true {
                 do {
-                    try pool.writeWithoutTransaction { db in
-                        try db.inCachedTransaction {
-                            try db.execute(sql: "UPDATE queue_state SET dropped = dropped + ? WHERE id = 1", arguments: [unrecorded])
-                        }
-                    }
+                    // Through the writer, as every write: the drops join its bookkeeping.
+                    let book = try writer.transaction { db in
+                        var book = try writer.bookkeeping(db, order: writer.nextTransactionOrder())
+                        book.stored.dropped += unrecorded
+                        try book.stored.write(db, now: Timestamp.now().millisecondsSince1970)
+                        return (book, ())
+                    }.0
+                    writer.apply(book, recordedDrops: unrecorded)
                     return nil
                 } catch {
                     attempt += 1
@@ -340,15 +343,7 @@ public final class SQLiteEventQueue: EventQueue {
         case .some(.none):
             break
         }
-        // Written outside a transaction of the writer's: the next reads the tables.
-        writer.forgetBookkeeping()
-        if case .some(.none) = failure {
-            writer.state.withLock { state in
-                state.unrecordedDrops -= unrecorded
-                state.stored.dropped += unrecorded
-            }
-            report.recorded = true
-        }
+        if case .some(.none) = failure { report.recorded = true }
         if !left.isEmpty || !report.recorded {
             logger.error("queue closed with events not stored", metadata: [
                 "discarded": "\(left.count)", "dropped": "\(total)", "recorded": "\(report.recorded)",

@@ -75,6 +75,20 @@ extension SQLiteQueueWriter {
         }
     }
 
+    /// A transaction of tables outside the bookkeeping (a pause, sync records): `body`
+    /// writes them, and the bookkeeping it found stays kept, so the next transaction
+    /// need not read the tables again. How code beside the queue writes its store: through
+    /// the one writer, in its order.
+    func transactionBesideBookkeeping<T>(_ body: (Database) throws -> T) throws -> T {
+        try transaction { db in (try self.bookkeeping(db, order: self.nextTransactionOrder()), try body(db)) }.1
+    }
+
+    /// ``transactionBesideBookkeeping(_:)`` from async code: the caller waits without
+    /// holding a thread.
+    func transactionBesideBookkeeping<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await transaction { db in (try self.bookkeeping(db, order: self.nextTransactionOrder()), try body(db)) }.1
+    }
+
     /// One transaction of ``transaction(_:)``, on the writer connection.
     private func committing<T>(
         _ db: Database, _ body: (Database) throws -> (SQLiteEventQueue.Snapshot, T)
