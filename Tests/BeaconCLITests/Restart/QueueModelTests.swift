@@ -4,29 +4,39 @@ import BeaconWire
 import Foundation
 import GRDB
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The SQLite queue against a model: the in-memory queue, driven with the same seeded
 /// random sequences of appends, peeks (and reads ahead of a batch in flight), settles in
 /// and out of order (delivered, filtered, dead-lettered, across destinations), lease
-/// releases, dead-letter retries and purges, a destination unregistered and registered
-/// again, the overflow bound, and reopening the store; tiny segments make the log rotate
-/// and drop segments all along. After every step: depth, bytes, the totals, each
-/// destination's pending count, the dead letters, and the segments on disk (each one but
-/// the tail still holds a queued event).
+/// releases, dead-letter retries and purges, pauses recorded and lifted, a destination
+/// unregistered and registered again, the overflow bound, reopening the store, and a
+/// `beacon track` on the store killed with SIGKILL mid-write (a real process: what it
+/// committed is a prefix of what it was given, everything seen stored before the kill
+/// among it, and the model takes exactly that); tiny segments make the log rotate and drop segments all
+/// along. After every step: depth, bytes, the totals, each destination's counters, the
+/// dead letters, the pauses, the writer's bookkeeping in memory against its tables, and
+/// the segments on disk (each one but the tail still holds a queued event).
 ///
 /// Steps per seed: `BEACON_MODEL_STEPS` (default 500; the README gives a longer run).
-/// Kill -9 of a writer mid-way is `SegmentedLogCrashTests` (real processes).
+/// Longer drains killed mid-way are `SegmentedLogCrashTests`.
 @Suite("Queue against its model", .timeLimit(.minutes(10)))
 struct QueueModelTests {
-    let queues: DestinationQueueTests
+    /// Removed, with the store in it, when the test ends.
+    let store: TemporaryStore
 
     init() throws {
-        queues = try DestinationQueueTests()
+        store = try TemporaryStore("model")
     }
+
+    var path: String { store.path }
 
     /// One step, chosen by the seed.
     enum Step: CaseIterable {
-        case append, peekAndSettle, readAheadAndSettleFirst, release, retryLetter, purgeLetter, reopen, unregister
+        case append, peekAndSettle, readAheadAndSettleFirst, release, retryLetter, purgeLetter, pause, reopen, killedWriter
+        case unregister
     }
 
     static let destinations = ["a", "b", "c"]
@@ -39,7 +49,7 @@ struct QueueModelTests {
         var configuration = SQLiteEventQueue.Configuration()
         configuration.maxQueuedEvents = Self.maxQueued
         configuration.segmentEvents = segmentEvents
-        return try SQLiteEventQueue(path: queues.path, configuration: configuration)
+        return try SQLiteEventQueue(path: path, configuration: configuration)
     }
 
     /// Seeds 1 to 6, each on a store of its own, three at a time: a seed's steps wait on
@@ -66,11 +76,13 @@ struct QueueModelTests {
             try await model.register(destination: name)
         }
         var appended = 0
+        var killed = 0
         var seen = Set<Step>()
         for step in 0..<Self.steps {
             let choice = Int.random(in: 0..<100, using: &random)
-            let kind: Step = choice < 36 ? .append : choice < 66 ? .peekAndSettle : choice < 74 ? .readAheadAndSettleFirst
-                : choice < 80 ? .release : choice < 87 ? .retryLetter : choice < 92 ? .purgeLetter : choice < 97 ? .reopen : .unregister
+            let kind: Step = choice < 36 ? .append : choice < 65 ? .peekAndSettle : choice < 73 ? .readAheadAndSettleFirst
+                : choice < 78 ? .release : choice < 85 ? .retryLetter : choice < 89 ? .purgeLetter : choice < 93 ? .pause
+                : choice < 96 ? .reopen : choice < 98 ? .killedWriter : .unregister
             seen.insert(kind)
             switch kind {
             case .append:
@@ -113,11 +125,36 @@ struct QueueModelTests {
                     #expect(try await sqlite.purgeDeadLetters(.ids([twin.id])).done == [twin.id])
                     #expect(try await model.purgeDeadLetters(.ids([pick.id])).done == [pick.id])
                 }
+            case .pause:
+                let name = Self.destinations.randomElement(using: &random) ?? "a"
+                let paused = Bool.random(using: &random)
+                try await sqlite.recordPause(paused, destination: name)
+                try await model.recordPause(paused, destination: name)
             case .reopen:
                 // What a restart leaves: leases are gone, the rest is in the file.
                 _ = await sqlite.close()
                 sqlite = try openSQLite(segmentEvents: segmentEvents)
                 for name in Self.destinations { model.releaseLeases(for: name) }
+            case .killedWriter:
+                // Another process writes the store and dies mid-way: this one reopens it
+                // (its bookkeeping read again) and the model takes what the other committed.
+                _ = await sqlite.close()
+                for name in Self.destinations { model.releaseLeases(for: name) }
+                let given = (0..<Int.random(in: 1...6, using: &random)).map { "k\(step)-\($0)" }
+                let waitFor = Int.random(in: 0...given.count, using: &random)
+                let before = try await Self.lastSequence(path)
+                let seen = try await Self.trackAndKill(db: path, names: given, afterStored: waitFor)
+                sqlite = try openSQLite(segmentEvents: segmentEvents)
+                let landed = try await Self.events(path, after: before)
+                let at = "step \(step): a track killed once \(seen) of its \(given.count) events were stored"
+                #expect(landed.map(\.name) == Array(given.prefix(landed.count)), "\(at): it committed a prefix of its events, in order")
+                #expect(landed.count >= seen, "\(at): what was seen stored stays stored")
+                killed += 1
+                for event in landed {
+                    _ = model.append(event)
+                    await model.waitForPendingWrites()
+                }
+                appended += landed.count
             case .unregister:
                 // Destination c leaves (what only it lacked leaves the queue), or comes back
                 // (starting with everything queued).
@@ -136,6 +173,7 @@ struct QueueModelTests {
         #expect(appended > Self.steps / 2, "the sequence appended \(appended) events")
         if Self.steps >= 500 { #expect(seen == Set(Step.allCases), "every kind of step ran") }
         #expect(sqlite.depth.totals.dropped > 0, "the overflow bound was reached")
+        if Self.steps >= 500 { #expect(killed > 0, "a writer was killed") }
     }
 
     /// Peeks both queues and checks they return the same events.
@@ -193,6 +231,7 @@ struct QueueModelTests {
         }
         #expect(try await letters(sqlite) == (try await letters(model)), "\(at): dead letters")
         #expect(try await sqlite.deadLetterCount() == (try await model.deadLetterCount()), "\(at): dead letters held")
+        #expect(try await sqlite.pausedDestinations() == (try await model.pausedDestinations()), "\(at): pauses")
         // The writer's bookkeeping in memory is the store's, table for table.
         #expect(try await sqlite.keptBookkeepingMatchesStore() != false, "\(at): the kept bookkeeping differs from the store's")
     }
@@ -212,5 +251,55 @@ struct QueueModelTests {
         for (first, next) in zip(firsts, firsts.dropFirst()) {
             #expect(next - 1 > floor, "step \(step): segment \(first) lies below the floor \(floor) and was not dropped")
         }
+    }
+
+    /// The highest sequence number the store holds (0 when it holds none).
+    static func lastSequence(_ path: String) async throws -> Int64 {
+        try await StoreFile.open(path).read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM events") ?? 0 }
+    }
+
+    /// The events stored above sequence `after`, in order, as the queue was given them.
+    static func events(_ path: String, after: Int64) async throws -> [PendingEvent] {
+        try await StoreFile.open(path).read { db in
+            try Row.fetchAll(db, sql: "SELECT message_id, name, payload, created_at FROM events WHERE seq > ? ORDER BY seq", arguments: [after])
+                .map { row in
+                    let payload: Data = row[2]
+                    return PendingEvent(
+                        messageId: row[0], name: row[1], payload: Array(payload), createdAt: Timestamp(millisecondsSince1970: row[3]))
+                }
+        }
+    }
+
+    /// Runs `beacon track --stdin` on the store (with the model's bound), gives it one
+    /// event per name, and kills it with SIGKILL as soon as `target` of them are in the
+    /// store (at once for 0: maybe before it opened the store) while the rest may be under
+    /// way. Returns how many were in the store when the kill was sent.
+    static func trackAndKill(db: String, names: [String], afterStored target: Int) async throws -> Int {
+        let process = ChildProcess()
+        process.executableURL = URL(fileURLWithPath: BeaconProcess.path)
+        process.arguments = ["track", "--db", db, "--stdin", "--max-queue-events", "\(maxQueued)"]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let lines = names.map { #"{"event": "\#($0)", "properties": {"model": true}, "userId": "model"}"# + "\n" }.joined()
+        let bytes = Array(lines.utf8)
+        // Written whole (a few hundred bytes fit a pipe), stdin kept open: the child waits for more.
+        let written = bytes.withUnsafeBytes { write(input.fileHandleForWriting.fileDescriptor, $0.baseAddress, $0.count) }
+        var stored = 0
+        if written == bytes.count, target > 0 {
+            let prefix = names[0].prefix { $0 != "-" }
+            _ = try await eventually(within: .seconds(20), every: .milliseconds(2)) {
+                stored = try await StoreFile.open(db).read { db in
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM events WHERE name LIKE ?", arguments: ["\(prefix)-%"]) ?? 0
+                }
+                return stored >= target
+            }
+        }
+        kill(process.processIdentifier, SIGKILL)
+        try? input.fileHandleForWriting.close()
+        try await offThePool { process.waitUntilExit() }
+        return stored
     }
 }
