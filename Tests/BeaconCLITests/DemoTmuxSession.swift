@@ -158,6 +158,37 @@ enum DashboardText {
         return nil
     }
 
+    /// A rate as the dashboard shows it (`0/s`, `4.2/s`, `815/s`, `12.3k/s`), as a number.
+    static func rate(_ text: Substring) -> Double? {
+        guard text.hasSuffix("/s") else { return nil }
+        var number = text.dropLast(2)
+        var scale = 1.0
+        if let unit = number.last, unit == "k" || unit == "M" {
+            scale = unit == "k" ? 1_000 : 1_000_000
+            number = number.dropLast()
+        }
+        return Double(number).map { $0 * scale }
+    }
+
+    /// The rate after `label` on the queue panel (`│ out      815/s`), if shown.
+    static func rate(of label: String, in screen: String) -> Double? {
+        for line in screen.split(separator: "\n") {
+            guard let range = line.range(of: "│ \(label) ") else { continue }
+            if let token = line[range.upperBound...].split(separator: " ").first, let value = rate(token) { return value }
+        }
+        return nil
+    }
+
+    /// The rate on a destination's row, after its depth (blank, so `nil`, when unknown).
+    static func destinationRate(_ name: String, in screen: String) -> Double? {
+        for line in screen.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 3, fields[0] == name || fields[0] == "▸" + name else { continue }
+            return rate(fields[2])
+        }
+        return nil
+    }
+
     /// The first line (the header).
     static func header(_ screen: String) -> String {
         String(screen.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")

@@ -163,6 +163,7 @@ extension BeaconEngine {
             batchesSent: totals.batchesSent, retried: totals.retried, split: totals.split, deadLettered: totals.deadLettered,
             dropped: totals.dropped)
         report.totals?.refused = totals.refused
+        report.rates = EngineStatusReport.Rates(accepted: snapshot.rateIn, delivered: snapshot.rateOut)
         return report
     }
 }

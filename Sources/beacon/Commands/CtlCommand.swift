@@ -55,7 +55,8 @@ struct CtlCommand: AsyncParsableCommand {
         bytes, maxEvents, maxBytes, full, whenFull: drop oldest or refuse new), destinations with name, state, paused, pausedBy, pending, oldestPendingAge in \
         seconds, lastSuccessAt, stalled, endpoint, code (starting, idle, sending, backing_off, paused_operator, paused_credentials, \
         offline), nextRetryAt, consecutiveFailures, lastError, lastStatus, deliveryRate, drainSeconds, stalledSince, sinceStart \
-        (delivered, deadLettered, dropped); totals (refused: at the bound, since the engine started); commands. \
+        (delivered, deadLettered, dropped); totals (refused: at the bound, since the engine started); rates (accepted, \
+        delivered: events per second lately, the console's in and out); commands. \
         With pause: paused, recorded (false when the store could not record the pause) and a warning. With retry-now: \
         retried (the destinations whose backoff ended), offline. With flush: backingOff (name, nextRetryAt). \
         watch always prints JSON.
@@ -198,6 +199,12 @@ struct CtlCommand: AsyncParsableCommand {
         Output.line("flush: applied; backing off (flush waits for it; 'retry-now' ends it): \(list.joined(separator: ", "))")
     }
 
+    /// A rate with one decimal (`12.5/s`); one that is not a finite number of at least zero as `0/s`.
+    static func perSecond(_ rate: Double) -> String {
+        guard rate.isFinite, rate > 0 else { return "0/s" }
+        return String(format: "%.1f/s", rate)
+    }
+
     static func printStatus(_ result: JSONValue) {
         guard let report = EngineStatusReport(json: result) else {
             // An engine of another version: show what it said rather than nothing.
@@ -217,8 +224,13 @@ struct CtlCommand: AsyncParsableCommand {
             Output.line("queue        \(report.queue.events) of \(max) events, \(report.queue.bytes) of \(maxBytes) bytes\(full)")
         }
         Output.line("dead letters \(report.deadLetters)")
+        if let rates = report.rates {
+            // The console's `in` and `out`: the observer's, averaged over its last ticks.
+            Output.line("rates        in \(Self.perSecond(rates.accepted)), out \(Self.perSecond(rates.delivered)) (events, lately)")
+        }
         for destination in report.destinations {
             var notes = [PrintableText.line(destination.state)]
+            if let rate = destination.deliveryRate, rate.isFinite { notes.append("delivering \(Self.perSecond(rate))") }
             if let age = destination.oldestPendingAge, age.isFinite {
                 notes.append("oldest \(Int64(saturating: age.rounded(.down))) s")  // checked: saturating
             }

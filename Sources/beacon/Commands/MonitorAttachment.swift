@@ -159,13 +159,14 @@ final class MonitorAttachment: Sendable {
             attached.destinations[index].lastError = destination.lastError.map(PrintableText.line)
             attached.destinations[index].lastStatus = destination.lastStatus.flatMap { (100...599).contains($0) ? $0 : nil }
             attached.destinations[index].stalled = destination.stalled
-            if let rate = destination.deliveryRate, rate.isFinite, rate >= 0 { attached.destinations[index].deliveryRate = rate }
+            // The engine's rate, or none: not the store's, derived apart (blank when unknown).
+            attached.destinations[index].deliveryRate = destination.deliveryRate.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         }
         return attached
     }
 
-    /// The engine's figures in place of the store's: depth, bytes, dead letters and the
-    /// totals, from the status report `ctl status` prints, so that the attached screen and
+    /// The engine's figures in place of the store's: depth, bytes, dead letters, the rates
+    /// and the totals, from the status report `ctl status` prints, so that the attached screen and
     /// `ctl status` give one number for each (the store's batch history cannot say how many
     /// batches this engine sent, and its counters run over the store's life). A value out
     /// of range (negative) reads as zero.
@@ -177,6 +178,10 @@ final class MonitorAttachment: Sendable {
         snapshot.totals.deadLettersRetried = max(0, report.deadLettersRetried)
         snapshot.totals.deadLettersPurged = max(0, report.deadLettersPurged)
         snapshot.fullQueueRefusesNew = report.queue.whenFull == EngineStatusReport.Queue.refusesNew
+        if let rates = report.rates {
+            snapshot.rateIn = rates.accepted.isFinite ? max(0, rates.accepted) : 0
+            snapshot.rateOut = rates.delivered.isFinite ? max(0, rates.delivered) : 0
+        }
         guard let totals = report.totals else { return }
         snapshot.totals.refused = max(0, totals.refused ?? 0)
         snapshot.batchesSeenByMonitor = false

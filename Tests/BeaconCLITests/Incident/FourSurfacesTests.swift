@@ -7,7 +7,8 @@ extension ProcessHeavy {
     /// console attached to it (100x30 in tmux), `ctl status --json`, `beacon status --json`
     /// and the agent's `/metrics`. Two destinations, one of them down (backing off), a dead
     /// letter, and more batches than the store's history keeps: every figure they share is
-    /// one number.
+    /// one number (rates included: the screen's `in`, `out` and each destination's are the
+    /// engine's, as `ctl status` gives them, not the monitor's own reading of the store).
     @Suite("four surfaces, one set of figures", .timeLimit(.minutes(3)))
     struct FourSurfacesTests {
         /// One `ctl status --json`, as JSON.
@@ -22,6 +23,9 @@ extension ProcessHeavy {
             var batchesSent = -1, retried = -1, deadLettered = -1, delivered = -1, accepted = -1
             var pending: [String: Int] = [:]
             var deliveredSinceStart: [String: Int] = [:]
+            /// Events per second in and out, and each destination's (absent: unknown).
+            var rateIn = -1.0, rateOut = -1.0
+            var destinationRates: [String: Double] = [:]
 
             init(_ status: [String: Any]) {
                 depth = status["depth"] as? Int ?? -1
@@ -35,8 +39,12 @@ extension ProcessHeavy {
                 deadLettered = totals["deadLettered"] as? Int ?? -1
                 delivered = totals["delivered"] as? Int ?? -1
                 accepted = totals["accepted"] as? Int ?? -1
+                let rates = status["rates"] as? [String: Any] ?? [:]
+                rateIn = (rates["accepted"] as? NSNumber)?.doubleValue ?? -1
+                rateOut = (rates["delivered"] as? NSNumber)?.doubleValue ?? -1
                 for destination in status["destinations"] as? [[String: Any]] ?? [] {
                     guard let name = destination["name"] as? String else { continue }
+                    destinationRates[name] = (destination["deliveryRate"] as? NSNumber)?.doubleValue
                     pending[name] = destination["pending"] as? Int ?? -1
                     deliveredSinceStart[name] = (destination["sinceStart"] as? [String: Any])?["delivered"] as? Int ?? -1
                 }
@@ -45,7 +53,8 @@ extension ProcessHeavy {
             var description: String {
                 "depth \(depth) (queue \(queueEvents)), dead letters \(deadLetters), full \(full), sent \(batchesSent) batches, "
                     + "retried \(retried), dead-lettered \(deadLettered), delivered \(delivered) of \(accepted), "
-                    + "pending \(pending.sorted { $0.key < $1.key }), delivered since start \(deliveredSinceStart.sorted { $0.key < $1.key })"
+                    + "pending \(pending.sorted { $0.key < $1.key }), delivered since start \(deliveredSinceStart.sorted { $0.key < $1.key }), "
+                    + "in \(rateIn)/s, out \(rateOut)/s, per destination \(destinationRates.sorted { $0.key < $1.key })"
             }
         }
 
@@ -73,6 +82,21 @@ extension ProcessHeavy {
             check("accepted", outcome("of", in: screen), figures.accepted)
             for (name, pending) in figures.pending {
                 check("\(name) pending", DashboardText.destinationDepth(name, in: screen), pending)
+            }
+            // Rates as the screen rounds them: one decimal below 10/s, none up to 10k/s.
+            func checkRate(_ what: String, _ shown: Double?, _ expected: Double?) {
+                guard let expected, expected >= 0 else {
+                    if shown != nil { found.append("screen \(what) \(shown ?? 0)/s, ctl unknown") }
+                    return
+                }
+                let rounding = expected < 9.95 ? 0.05 : expected < 9_999.5 ? 0.5 : 50
+                if let shown, abs(shown - expected) <= rounding + 1e-9 { return }
+                found.append("screen \(what) \(shown.map { "\($0)/s" } ?? "absent"), ctl \(expected)/s")
+            }
+            checkRate("in", DashboardText.rate(of: "in", in: screen), figures.rateIn)
+            checkRate("out", DashboardText.rate(of: "out", in: screen), figures.rateOut)
+            for name in figures.pending.keys {
+                checkRate("\(name) rate", DashboardText.destinationRate(name, in: screen), figures.destinationRates[name])
             }
             if screen.contains("QUEUE FULL") != figures.full { found.append("screen QUEUE FULL \(!figures.full), ctl \(figures.full)") }
             if !screen.contains("batches: this engine") { found.append("the Outcomes title does not say the batches are the engine's") }

@@ -31,6 +31,9 @@ public struct EngineStatusReport: Codable, Sendable, Hashable {
     public var commands: Commands?
     /// What the engine counted (absent from an engine that does not say).
     public var totals: Totals?
+    /// Events per second lately, as the console's `in` and `out` show them (absent from
+    /// an engine before 0.6.0).
+    public var rates: Rates?
 
     public init(
         policy: String, batchSize: Int, offline: Bool, depth: Int, deadLetters: Int, deadLettersRetried: Int,
@@ -129,6 +132,20 @@ public struct EngineStatusReport: Codable, Sendable, Hashable {
             self.split = split
             self.deadLettered = deadLettered
             self.dropped = dropped
+        }
+    }
+
+    /// Events per second accepted and delivered (to every destination), averaged over
+    /// the observer's last ticks (5 s by default): one derivation, the observer's, for
+    /// the console, `ctl status` and an attached monitor.
+    public struct Rates: Codable, Sendable, Hashable {
+        public var accepted: Double
+        public var delivered: Double
+
+        /// A rate that is not a finite number of at least zero reads as zero (JSON has no NaN).
+        public init(accepted: Double, delivered: Double) {
+            self.accepted = accepted.isFinite ? max(0, accepted) : 0
+            self.delivered = delivered.isFinite ? max(0, delivered) : 0
         }
     }
 
