@@ -95,11 +95,30 @@ enum BeaconProcess {
         return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
     }()
 
-    /// A fresh temporary directory.
+    /// A fresh temporary directory, removed when the test process exits (if not before).
     static func temporaryDirectory() throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-cli-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        TemporaryDirectories.created(path)
         return path
+    }
+}
+
+/// The directories ``BeaconProcess/temporaryDirectory()`` made, removed when the test
+/// process exits: a test that returns early, or forgets its `defer`, leaves none behind
+/// (a full run used to leave about 70 in `/tmp`).
+private enum TemporaryDirectories {
+    static let paths = Mutex<[String]>([])
+    static let removal: Void = {
+        atexit {
+            // Best effort, at exit: a directory a test made unremovable stays.
+            for path in TemporaryDirectories.paths.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+        }
+    }()
+
+    static func created(_ path: String) {
+        _ = removal
+        paths.withLock { $0.append(path) }
     }
 }
 
