@@ -38,8 +38,10 @@ struct ControlServerLimitsTests {
     func connectionLimitEvictsTheIdlest() async throws {
         let running = try await ControlChannelTests.Running.start()
         var open: [NIOAsyncChannel<ByteBuffer, ByteBuffer>] = []
+        var answeredAt: [ContinuousClock.Instant] = []
         for _ in 0..<ControlServer.maxConnections {
             open.append(try await Self.openAnsweredConnection(to: running.control.path))
+            answeredAt.append(.now)
         }
         #expect(try await running.client.send(.status).isApplied, "an operator gets in")
         // The first one opened was idle the longest: the server closed it.
@@ -54,7 +56,14 @@ struct ControlServerLimitsTests {
             return await group.next() ?? false
         }
         #expect(closed, "the idlest connection was closed")
-        #expect(open.dropFirst().allSatisfy { $0.channel.isActive }, "the others stay open")
+        // The others stay open, except those the idle closer may have closed meanwhile: on
+        // a loaded machine opening them all can outlast ``ControlServer/idleTimeout`` (a
+        // run of the whole suite once took 110 s here), and that closer is right to.
+        let now = ContinuousClock.now
+        let closedEarly = zip(open, answeredAt).dropFirst().filter { connection, answered in
+            !connection.channel.isActive && now - answered < ControlServer.idleTimeout - .seconds(1)
+        }
+        #expect(closedEarly.isEmpty, "the others stay open (\(closedEarly.count) closed within the idle timeout)")
         for channel in open { await Self.close(channel) }
         try await running.stop()
     }
