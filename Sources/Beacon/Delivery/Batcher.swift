@@ -73,8 +73,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// batch is sent.
     private var settles = SettleLine()
     /// The fewest pending events at which a commit wakes the run loop (see
-    /// ``StateMachine/commitWakeThreshold(timerArmed:)``), read by the queue's listener on
-    /// the writer's thread: a commit the policy cannot act on costs no task wake-up.
+    /// ``StateMachine/commitWakeThreshold(timerArmed:)``), read by ``wakeOnCommits(_:)``:
+    /// a commit the policy cannot act on does not wake the loop.
     private let commitGate = CommitGate()
     /// Failures that can repeat batch after batch log once per 10 s per kind
     /// (``LogThrottle``): a destination that refuses every event, or a store that fails
@@ -82,7 +82,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// isolation starting) always log.
     private let logThrottle = LogThrottle()
 
-    /// The threshold the queue's listener compares each commit's pending count with.
+    /// The threshold ``wakeOnCommits(_:)`` compares each commit's pending count with.
     private final class CommitGate: Sendable {
         let threshold = Atomic<Int>(1)
     }
@@ -113,13 +113,6 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         (timerRequests, timerRequestsContinuation) = AsyncStream.makeStream(of: (C.Instant, Int).self)
         (shutdownSignals, shutdownSignal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let wake = wakeContinuation
-        let gate = commitGate
-        let name = destination.name
-        queue.addListener { event in
-            if case .committed(_, let depth) = event, depth.pending(for: name) >= gate.threshold.load(ordering: .acquiring) {
-                wake.yield()
-            }
-        }
         let wentOffline = self.wentOffline
         settings.onChange { settings in
             if settings.isOffline { wentOffline.raise() }
@@ -179,6 +172,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     // MARK: Service
 
     public func run() async throws {
+        // Before anything else: every commit from here on reaches the loop.
+        let facts = queue.facts()
         do {
             try await queue.register(destination: destination.name)
         } catch {
@@ -198,6 +193,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
                 await withTaskGroup(of: Void.self) { loop in
                     loop.addTask { await self.runLoop() }
                     loop.addTask { await self.cutAtShutdownDeadline() }
+                    loop.addTask { await self.wakeOnCommits(facts) }
                     await loop.next()
                     loop.cancelAll()
                 }
@@ -224,6 +220,21 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         if shutdownStartedAt == nil { shutdownStartedAt = clock.now }
         shutdownSignal.yield()
         if case .finishWakes = machine.shutdown() { wakeContinuation.finish() }
+    }
+
+    /// Wakes the loop when a commit leaves as many events pending as the policy acts on
+    /// (``commitGate``), reading the queue's facts in its own task: a burst of commits
+    /// read together wakes the loop once, and one the policy cannot act on not at all.
+    private nonisolated func wakeOnCommits(_ facts: QueueFacts) async {
+        let name = destination.name
+        while let read = await facts.nextFacts() {
+            let threshold = commitGate.threshold.load(ordering: .acquiring)
+            let reached = read.contains { fact in
+                if case .committed(_, let depth) = fact { return depth.pending(for: name) >= threshold }
+                return false
+            }
+            if reached { wakeContinuation.yield() }
+        }
     }
 
     private func runLoop() async {

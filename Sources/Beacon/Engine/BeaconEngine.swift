@@ -73,12 +73,13 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
         let store = SettingsStore(settings)
         let endpoint = destinations.count == 1
             ? destinations[0].sender.endpointDescription : "\(destinations.count) destinations"
-        let facts = StoreFactsCache(queue: queue, logger: logger)
+        let facts = StoreFactsReader(queue: queue, logger: logger)
         let observer = TrackingObserver(
             settings: settings, depth: queue.depth, storePath: queue.location,
             endpoint: endpoint, depthProvider: { queue.depth }, sleep: observerSleep,
             oldestPendingProvider: { await facts.oldestPending() },
-            deadLettersProvider: { await facts.deadLetters() }, wallClock: wallClock, queueBounds: queue.bounds)
+            deadLettersProvider: { await facts.deadLetters() }, wallClock: wallClock, queueBounds: queue.bounds,
+            queueFacts: queue.facts(wake: .notForCommits))
         self.queue = queue
         startDepth = queue.depth
         self.settings = store
@@ -93,7 +94,6 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
                 queue: queue, destination: destination, settings: store, retryPolicy: retryPolicy, clock: clock,
                 observer: observer, finalFlushTimeout: finalFlushTimeout, logger: logger, random: random)
         }
-        queue.addListener { event in observer.report(.queue(event)) }
         store.onChange { settings in observer.report(.settings(settings)) }
     }
 

@@ -5,8 +5,9 @@ import Synchronization
 /// Watches the engine: receives every step as an ``EngineEvent``, keeps aggregates and
 /// ring buffers, and publishes immutable ``EngineSnapshot``s.
 ///
-/// Reporting never waits: ``report(_:)`` is `nonisolated` and only appends to an inbox
-/// that ``run()`` empties. Reports that arrive together are applied together and
+/// The queue's facts (``QueueFacts``) come from the queue's own stream, which ``run()``
+/// reads; the batchers' steps through ``report(_:)``, which never waits: it is
+/// `nonisolated` and only appends to an inbox that ``run()`` empties. Reports that arrive together are applied together and
 /// published as one snapshot, so a busy engine does not wake subscribers once per step.
 /// A commit only moves counters: while nobody is subscribed it does not wake the
 /// observer, and is applied by whatever comes next (a read of ``snapshot``, a
@@ -30,8 +31,12 @@ public actor TrackingObserver {
 
     /// Reports not yet applied, in order, and whether the run loop was woken for them.
     private let inbox = Mutex<Inbox>(Inbox())
-    /// Subscribers now, read by ``report(_:)`` off the actor.
+    /// Subscribers now, read by ``report(_:)`` off the actor; a change between none and
+    /// some also tells the queue's stream whether commits alone wake the observer.
     private let subscriberCount = Atomic<Int>(0)
+    private let watchers = Mutex<Int>(0)
+    /// The queue's facts (``EventQueue/facts(wake:)``), when the observer follows a queue.
+    private let queueFacts: QueueFacts?
     /// Raised when the inbox needs applying.
     private let wakes: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
@@ -77,6 +82,12 @@ public actor TrackingObserver {
     ///   - wallClock: the time snapshots are taken at, ages and stalls measured against.
     ///   - stallThreshold: see ``DestinationStatus/isStalled(at:threshold:)``.
     ///   - queueBounds: how much the queue may hold, for ``EngineSnapshot/isQueueFull``.
+    ///   - queueFacts: the queue's facts, subscribed with ``QueueFacts/Wake/notForCommits``
+    ///     (the observer makes commits wake it while it has subscribers). With them the
+    ///     observer takes its depth, counters and rates from the stream and asks the
+    ///     providers only after a fact changed what they read (and `depthProvider` only
+    ///     while the store fails, when events wait in memory with no commit); without
+    ///     them, every tick asks all three.
     public init(
         settings: EngineSettings, depth: QueueDepth, storePath: String, endpoint: String,
         depthProvider: (@Sendable () -> QueueDepth)? = nil,
@@ -85,8 +96,10 @@ public actor TrackingObserver {
         oldestPendingProvider: (@Sendable () async -> [String: Timestamp]?)? = nil,
         deadLettersProvider: (@Sendable () async -> [DeadLetterSummary]?)? = nil,
         wallClock: @escaping @Sendable () -> Timestamp = { .now() },
-        stallThreshold: Duration = DestinationStatus.stallThreshold, queueBounds: QueueBounds? = nil
+        stallThreshold: Duration = DestinationStatus.stallThreshold, queueBounds: QueueBounds? = nil,
+        queueFacts: QueueFacts? = nil
     ) {
+        self.queueFacts = queueFacts
         self.oldestPendingProvider = oldestPendingProvider
         self.deadLettersProvider = deadLettersProvider
         self.wallClock = wallClock
@@ -142,21 +155,41 @@ public actor TrackingObserver {
         nextSubscriber += 1
         subscribers[id] = continuation
         // Counted before the inbox is applied: a commit from now on wakes the observer.
-        subscriberCount.add(1, ordering: .relaxed)
+        changeWatchers(by: 1)
         applyInbox()
         continuation.yield(current)
         // The count drops at once, from whatever thread ends the stream; the entry goes at
         // the next publish, which finds it terminated (no task to reach the actor).
-        continuation.onTermination = { [weak self] _ in self?.subscriberCount.subtract(1, ordering: .relaxed) }
+        continuation.onTermination = { [weak self] _ in self?.changeWatchers(by: -1) }
         return stream
     }
 
-    /// Consumes reports and ticks until cancelled.
+    /// Counts subscribers; the first one makes commits wake the observer, the last one
+    /// going lets them wait for the next read (under one lock, so two changes at once
+    /// cannot leave the stream's wake behind the count).
+    private nonisolated func changeWatchers(by change: Int) {
+        watchers.withLock { watchers in
+            let before = watchers
+            watchers += change
+            subscriberCount.store(watchers, ordering: .relaxed)
+            guard (before == 0) != (watchers == 0) else { return }
+            queueFacts?.setWake(watchers > 0 ? .always : .notForCommits)
+        }
+    }
+
+    /// Consumes the queue's facts, reports and ticks until cancelled.
     public func run() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await _ in self.wakes {
                     await self.applyInbox()
+                }
+            }
+            if let queueFacts {
+                group.addTask {
+                    while let facts = await queueFacts.nextFacts() {
+                        await self.applyInbox(queueFacts: facts)
+                    }
                 }
             }
             group.addTask {
@@ -183,8 +216,11 @@ public actor TrackingObserver {
         subscribers.removeAll()
     }
 
-    /// Applies the reports waiting in the inbox, then publishes one snapshot.
-    private func applyInbox() {
+    /// Applies the queue's facts read so far and the reports waiting in the inbox, then
+    /// publishes one snapshot. The facts come first: a batcher reports a batch after its
+    /// settle was published.
+    private func applyInbox(queueFacts read: [QueueEvent] = []) {
+        let facts = read + (queueFacts?.takeAvailable() ?? [])
         let events = inbox.withLock { inbox in
             defer {
                 inbox.events.removeAll(keepingCapacity: true)
@@ -192,7 +228,11 @@ public actor TrackingObserver {
             }
             return inbox.events
         }
-        guard !events.isEmpty else { return }
+        guard !events.isEmpty || !facts.isEmpty else { return }
+        if !facts.isEmpty {
+            let now = wallClock()
+            for fact in facts { apply(fact, at: now) }
+        }
         for (event, time) in events { update(with: event, at: time) }
         publish()
     }
@@ -316,11 +356,24 @@ public actor TrackingObserver {
     /// Takes a depth sample and updates the rates (what ``run()`` does every tick).
     public func tick() async {
         applyInbox()  // commits waiting with nobody subscribed
-        if let oldestPendingProvider { _ = await readOldest(oldestPendingProvider) }
-        if let deadLettersProvider, let letters = await deadLettersProvider() { current.recentDeadLetters = letters }
-        if let depthProvider {
-            let depth = depthProvider()
-            apply(depth: depth)
+        // Following the queue's facts, the store is read only for what they changed (a read
+        // that failed is tried again); otherwise, every tick.
+        let follows = queueFacts != nil
+        if let oldestPendingProvider, !follows || oldestIsStale || oldestReadAt == nil {
+            _ = await readOldest(oldestPendingProvider)
+        }
+        let letters = deadLetterMark
+        if let deadLettersProvider, !follows || deadLettersReadAt != letters {
+            if let read = await deadLettersProvider() {
+                current.recentDeadLetters = read
+                deadLettersReadAt = letters
+            }
+        }
+        // The depth: the stream's, but the queue's own while the store fails (events wait
+        // in memory, and no commit tells of them).
+        let read = depthProvider.flatMap { provider in !follows || current.storageProblem != nil ? provider() : nil }
+        if let read { apply(depth: read) }
+        if let depth = read ?? (follows ? appliedDepth : nil) {
             destinationSamples.append(depth.destinations.mapValues(\.delivered))
             if destinationSamples.count > rateWindow + 1 { destinationSamples.removeFirst() }
         }
@@ -451,6 +504,15 @@ public actor TrackingObserver {
         for (id, subscriber) in subscribers {
             if case .terminated = subscriber.yield(current) { subscribers[id] = nil }
         }
+    }
+
+    /// What the dead letters shown were read at (``deadLetterMark``): read again when the
+    /// facts moved it.
+    private var deadLettersReadAt: [Int]?
+
+    /// The counters every change of the dead letters moves.
+    private var deadLetterMark: [Int] {
+        [current.deadLetters, current.totals.deadLettered, current.totals.deadLettersRetried, current.totals.deadLettersPurged]
     }
 
     /// Each destination's state as its batcher last reported it.

@@ -112,18 +112,22 @@ public protocol EventQueue: AnyObject, DeadLetterReading {
     /// destination, at the head of the queue.
     func oldestPending() async throws(StorageError) -> [String: Timestamp]
 
-    /// Subscribes to commits, drops and storage faults. Called on the queue's own
-    /// thread: keep the handler short and non-blocking.
-    func addListener(_ listener: @escaping @Sendable (QueueEvent) -> Void)
+    /// The queue's facts from now on (commits, drops, settles, storage faults and
+    /// recovery, dead-letter changes), in order, each once: ``QueueFacts``. Each call is
+    /// a subscription of its own, for one reader.
+    func facts(wake: QueueFacts.Wake) -> QueueFacts
 
     /// Looks for events that other processes committed to the same store (a
     /// `beacon track` beside a running agent): when there are, takes the store's counters
-    /// and tells the listeners (``QueueEvent/committed(count:depth:)``), so that the
+    /// and publishes the commit (``QueueEvent/committed(count:depth:)``), so that the
     /// batchers see them. Returns how many it found. Cheap when there are none.
     func refreshFromOtherProcesses() async -> Int
 }
 
 extension EventQueue {
+    /// The queue's facts from now on, waking the reader for each (``QueueFacts/Wake/always``).
+    public func facts() -> QueueFacts { facts(wake: .always) }
+
     /// Queues that never wait for room append at once.
     public func appendSuspending(_ event: PendingEvent) async -> CommitTicket { append(event) }
 

@@ -8,20 +8,20 @@ import Synchronization
 public final class InMemoryEventQueue: EventQueue {
     public let location = "in memory"
     private let buffer: GroupCommitBuffer
-    /// The queue's writer: its storage and listeners. The buffer holds it too.
+    /// The queue's writer: its storage and its facts. The buffer holds it too.
     private let store: Store
 
-    /// Commits the buffer's groups into `storage` and tells the listeners.
+    /// Commits the buffer's groups into `storage` and publishes the facts.
     fileprivate final class Store: GroupCommitWriter {
         let storage: Mutex<Storage>
-        let listeners = Mutex<[@Sendable (QueueEvent) -> Void]>([])
+        let facts = QueueFactPublisher()
 
         init(maxEvents: Int) {
             storage = Mutex(Storage(maxEvents: maxEvents))
         }
 
         func notify(_ event: QueueEvent) {
-            for listener in listeners.withLock({ $0 }) { listener(event) }
+            facts.publish(event)
         }
 
         func depth(_ counts: GroupCommitBuffer.Counts) -> QueueDepth {
@@ -295,7 +295,7 @@ extension InMemoryEventQueue {
             }
         }
         let depth = self.depth
-        for listener in store.listeners.withLock({ $0 }) { listener(.settled(settlement, depth: depth)) }
+        store.notify(.settled(settlement, depth: depth))
     }
 
     public func deadLetters(limit: Int) async throws(StorageError) -> [DeadLetter] {
@@ -380,7 +380,7 @@ extension InMemoryEventQueue {
         }
         if !change.done.isEmpty {
             let depth = self.depth
-            for listener in store.listeners.withLock({ $0 }) { listener(.deadLettersChanged(change, depth: depth)) }
+            store.notify(.deadLettersChanged(change, depth: depth))
         }
         return change
     }
@@ -395,9 +395,12 @@ extension InMemoryEventQueue {
         }
     }
 
-    public func addListener(_ listener: @escaping @Sendable (QueueEvent) -> Void) {
-        store.listeners.withLock { $0.append(listener) }
+    public func facts(wake: QueueFacts.Wake) -> QueueFacts {
+        store.facts.subscribe(wake: wake)
     }
+
+    /// Subscriptions to ``facts(wake:)`` now.
+    @_spi(Testing) public var factSubscriptions: Int { store.facts.subscriberCount }
 }
 
 /// `@unchecked Sendable`: `queue` is set once in `init`, before any commit can run.

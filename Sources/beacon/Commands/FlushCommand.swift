@@ -213,6 +213,8 @@ final class FlushSender: EventSender {
 
     private let sender: any EventSender
     private let state = Mutex(State())
+    /// The queue's facts, read for its settles (``watchSettles(of:)``).
+    private let settles = Mutex<QueueFacts?>(nil)
 
     init(_ sender: any EventSender) { self.sender = sender }
 
@@ -220,20 +222,29 @@ final class FlushSender: EventSender {
     /// Batches the destination accepted.
     var count: Int { state.withLock { $0.delivered } }
     /// Events refused for good and dead-lettered by this flush's settles.
-    var deadLettered: Int { state.withLock { $0.deadLettered } }
+    var deadLettered: Int {
+        readSettles()
+        return state.withLock { $0.deadLettered }
+    }
     /// Nothing in flight, and every batch answered has been settled in the store.
-    var isSettled: Bool { state.withLock { $0.inFlight == 0 && $0.unsettled.isEmpty } }
+    var isSettled: Bool {
+        readSettles()
+        return state.withLock { $0.inFlight == 0 && $0.unsettled.isEmpty }
+    }
 
-    /// Follows the settles of `queue`, for ``isSettled`` and ``deadLettered``. Called
-    /// before the engine is made, so this listener hears each settle before the observer
-    /// does: once the observer reads the queue empty, every dead letter is counted.
+    /// Follows the settles of `queue`, for ``isSettled`` and ``deadLettered``, which read
+    /// the queue's facts published so far: once the observer reads the queue empty,
+    /// every settle that emptied it is published, so every dead letter is counted.
     func watchSettles(of queue: some EventQueue) {
-        queue.addListener { [self] event in
-            if case .settled(let settlement, _) = event {
-                self.state.withLock { state in
-                    state.unsettled.remove(settlement.record.id)
-                    state.deadLettered += settlement.deadLetters.count
-                }
+        settles.withLock { $0 = queue.facts() }
+    }
+
+    private func readSettles() {
+        let facts = settles.withLock { $0?.takeAvailable() ?? [] }
+        for case .settled(let settlement, _) in facts {
+            state.withLock { state in
+                state.unsettled.remove(settlement.record.id)
+                state.deadLettered += settlement.deadLetters.count
             }
         }
     }

@@ -49,7 +49,7 @@ final class HeldSettleQueue: EventQueue {
     func waitForPendingWrites() async { await inner.waitForPendingWrites() }
     func makeBatchID() -> Int64 { inner.makeBatchID() }
     func deadLetters(limit: Int) async throws(StorageError) -> [DeadLetter] { try await inner.deadLetters(limit: limit) }
-    func addListener(_ listener: @escaping @Sendable (QueueEvent) -> Void) { inner.addListener(listener) }
+    func facts(wake: QueueFacts.Wake) -> QueueFacts { inner.facts(wake: wake) }
     func register(destination: String) async throws(StorageError) { try await inner.register(destination: destination) }
     func unregister(destination: String) async throws(StorageError) { try await inner.unregister(destination: destination) }
     func releaseLeases(for destination: String) { inner.releaseLeases(for: destination) }

@@ -98,16 +98,19 @@ struct DamagedStoreTests {
     func damageUnderARunningQueue() async throws {
         try await makeStore()
         let queue = try SQLiteEventQueue(path: path)
-        let (problems, continuation) = AsyncStream.makeStream(of: StorageProblem.self)
-        queue.addListener { event in
-            if case .storageProblem(let problem) = event { continuation.yield(problem) }
-        }
+        let facts = queue.facts()
         try await damage("UPDATE queue_state SET committed = 'many'")
         let receipt = try Tracker(queue: queue).track("after the damage")
-        var iterator = problems.makeAsyncIterator()
-        let problem = try #require(await iterator.next())  // bounded by the suite's time limit
-        #expect(problem.kind.rawValue == "damaged")
-        #expect(problem.message.contains("queue_state.committed"))
+        var problem: StorageProblem?
+        for await fact in facts {  // bounded by the suite's time limit
+            if case .storageProblem(let reported) = fact {
+                problem = reported
+                break
+            }
+        }
+        let reported = try #require(problem)
+        #expect(reported.kind.rawValue == "damaged")
+        #expect(reported.message.contains("queue_state.committed"))
         #expect(queue.depth.buffered == 1, "the event waits in memory, \(receipt.messageId)")
     }
 

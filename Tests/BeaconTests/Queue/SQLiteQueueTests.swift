@@ -127,13 +127,16 @@ struct SQLiteQueueTests {
         var configuration = SQLiteEventQueue.Configuration()
         configuration.maxQueuedEvents = 100
         let queue = try SQLiteEventQueue(path: path, configuration: configuration)
-        let drops = DropCounter()
-        queue.addListener { if case .dropped(let count, _, _) = $0 { drops.add(count) } }
+        let facts = queue.facts()
         for index in 0..<250 { _ = queue.append(event(index)) }
         await queue.waitForPendingWrites()
         #expect(queue.depth.events == 100)
         #expect(queue.depth.totals.dropped == 150)
-        #expect(drops.total == 150)
+        let drops = facts.takeAvailable().reduce(0) { total, fact in
+            if case .dropped(let count, _, _) = fact { return total + count }
+            return total
+        }
+        #expect(drops == 150)
         #expect(try await queue.peek(limit: 1, maxBytes: .max)[0].name == "e150")
     }
 
@@ -240,13 +243,6 @@ struct SQLiteQueueTests {
         #expect(throws: StorageError.self) { _ = try SQLiteEventQueue(path: path) }
         #expect(throws: StorageError.self) { _ = try SQLiteEventQueue(path: directory + "/missing/dir/queue.sqlite") }
     }
-}
-
-final class DropCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func add(_ value: Int) { lock.lock(); count += value; lock.unlock() }
-    var total: Int { lock.lock(); defer { lock.unlock() }; return count }
 }
 
 @Suite("SQLite queue counters under concurrent commits and settles", .timeLimit(.minutes(1)))

@@ -132,8 +132,6 @@ public final class SQLiteEventQueue: EventQueue {
         /// Numbers write transactions in the order SQLite serializes them (it is taken
         /// inside each transaction), so their counters reach `stored` in that order too.
         var transactions: UInt64 = 0
-        /// Who hears of commits, settles, drops and faults.
-        var listeners: [@Sendable (QueueEvent) -> Void] = []
         var faultLog = FaultLog()
         /// Events the last commit dropped by the overflow bound, for its report.
         var overflowDrops = 0
@@ -370,9 +368,12 @@ public final class SQLiteEventQueue: EventQueue {
         writer.depth(GroupCommitBuffer.Counts(buffered: buffer.bufferedCount, accepted: buffer.acceptedCount))
     }
 
-    public func addListener(_ listener: @escaping @Sendable (QueueEvent) -> Void) {
-        writer.state.withLock { $0.listeners.append(listener) }
+    public func facts(wake: QueueFacts.Wake) -> QueueFacts {
+        writer.facts.subscribe(wake: wake)
     }
+
+    /// Subscriptions to ``facts(wake:)`` now.
+    @_spi(Testing) public var factSubscriptions: Int { writer.facts.subscriberCount }
 
     func notify(_ event: QueueEvent) { writer.notify(event) }
 

@@ -5,8 +5,8 @@ import Logging
 import Synchronization
 
 /// The SQLite queue's one writer: it commits the groups its ``GroupCommitBuffer`` hands it,
-/// keeps the one state every transaction updates (counters, leases, listeners, the fault
-/// log) under one lock, and tells the listeners of commits, drops, faults and recovery.
+/// keeps the one state every transaction updates (counters, leases, the fault log) under
+/// one lock, and publishes the facts of commits, drops, faults and recovery.
 /// The buffer holds it from `init` on; it holds neither the buffer nor the queue.
 final class SQLiteQueueWriter: GroupCommitWriter {
     let location: String
@@ -18,6 +18,8 @@ final class SQLiteQueueWriter: GroupCommitWriter {
     let state: Mutex<SQLiteEventQueue.State>
     /// The bookkeeping as the last write transaction left it (``bookkeeping(_:order:)``).
     let book = Mutex(KeptBookkeeping())
+    /// The queue's one stream out (``EventQueue/facts(wake:)``).
+    let facts = QueueFactPublisher()
 
     init(
         location: String, pool: DatabasePool, configuration: SQLiteEventQueue.Configuration, logger: Logger,
@@ -234,8 +236,9 @@ final class SQLiteQueueWriter: GroupCommitWriter {
         notify(.storageRecovered(depth: depth(counts)))
     }
 
+    /// Publishes a fact: appended to each subscription, no subscriber's code runs here.
     func notify(_ event: QueueEvent) {
-        for listener in state.withLock({ $0.listeners }) { listener(event) }
+        facts.publish(event)
     }
 
     /// Notices when the file was removed or replaced underneath the open store: writes
