@@ -32,7 +32,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// final drain included. Default 5 s.
     public let finalFlushTimeout: Duration
 
-    private let queue: any EventQueue
+    private let queue: any DeliveryLog
     private let destination: Destination
     private let settings: SettingsStore
     private let retryPolicy: RetryPolicy
@@ -93,7 +93,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     }
 
     public init(
-        queue: any EventQueue, destination: Destination, settings: SettingsStore, retryPolicy: RetryPolicy = RetryPolicy(),
+        queue: any DeliveryLog, destination: Destination, settings: SettingsStore, retryPolicy: RetryPolicy = RetryPolicy(),
         clock: C, observer: TrackingObserver? = nil, finalFlushTimeout: Duration = .seconds(5),
         logger: Logger = Logger(label: "beacon.batcher"),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }

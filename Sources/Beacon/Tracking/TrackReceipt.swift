@@ -6,7 +6,7 @@ public struct TrackReceipt: Sendable {
     public let messageId: String
     /// Its place in the queue's order of appends.
     public let ticket: CommitTicket
-    let queue: any EventQueue
+    let queue: any EventAppender
     /// Why the event was not queued (``EventFilter/Decision/keep`` when it was).
     public var filtered: EventFilter.Decision = .keep
 

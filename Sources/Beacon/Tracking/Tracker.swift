@@ -15,7 +15,7 @@ import Synchronization
 /// ```
 public final class Tracker: Sendable {
     /// The queue events go to.
-    public let queue: any EventQueue
+    public let queue: any EventAppender
     /// The checks and limits applied to every event.
     public let validator: EventValidator
     private let context: [String: JSONValue]
@@ -42,7 +42,7 @@ public final class Tracker: Sendable {
     ///   - defaultAnonymousId: for events with neither `userId` nor `anonymousId`;
     ///     a random UUID, the same for the tracker's lifetime, when not given.
     public init(
-        queue: any EventQueue, validator: EventValidator = EventValidator(), context: [String: JSONValue] = Tracker.libraryContext,
+        queue: any EventAppender, validator: EventValidator = EventValidator(), context: [String: JSONValue] = Tracker.libraryContext,
         defaultAnonymousId: String? = nil, ids: UUIDv7Generator = .shared, observer: TrackingObserver? = nil,
         filter: EventFilter? = nil
     ) {

@@ -22,7 +22,7 @@ public enum DeadLetterCommands {
 
     /// Carries out `command` on `queue`; a command that is not about dead letters, an id
     /// the store does not have (nothing changes then) and a failing store are refused.
-    public static func perform(_ command: ControlCommand, on queue: any EventQueue) async -> Result<Answer, ControlRefusal> {
+    public static func perform(_ command: ControlCommand, on queue: any DeadLetterQueue) async -> Result<Answer, ControlRefusal> {
         if let read = await read(command, from: queue) { return read }
         do {
             switch command {
