@@ -1,5 +1,6 @@
 /// What a ``Batcher`` is doing and what it does next: a pure value with inputs in and
-/// actions out (``Action``), which the actor executes. No clock inside: callers pass the
+/// actions out (one action enum per input: ``WakeAction``, ``NextBatchAction``, …),
+/// which the actor executes. No clock inside: callers pass the
 /// instants; no I/O: reads, sends, settles, timers and reports are the actor's.
 ///
 /// | state | meaning |
@@ -30,7 +31,7 @@
 /// streak of the batch at the head (for giving up, see ``RetryPolicy/maxAttempts``), the
 /// last error, the split limit, whether a settle failed, and whether the batcher shuts down.
 /// An input a state does not expect (none does in the actor's order) is ignored: the
-/// state stays and the action is ``Action/none``.
+/// state stays and the action is that input's `none`.
 struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Duration == Duration {
     /// The state proper.
     enum State {
@@ -252,7 +253,7 @@ extension BatcherStateMachine {
     /// The run loop looks: after a commit, a timer, a command or a settings change.
     /// `wentOffline`: the settings went offline since the last look, even if they are
     /// back online already (coming back online always drains).
-    mutating func wake(now: Instant, settings: EngineSettings, wentOffline: Bool) -> Action {
+    mutating func wake(now: Instant, settings: EngineSettings, wentOffline: Bool) -> WakeAction {
         switch state {
         case .reading, .batch: return .none
         case .idle, .draining, .backingOff, .paused, .offline, .held: break
@@ -294,7 +295,7 @@ extension BatcherStateMachine {
     }
 
     /// Online and held by the operator: stop as offline does, keeping what holds beneath.
-    private mutating func goHeld(backOnline: Bool) -> Action {
+    private mutating func goHeld(backOnline: Bool) -> WakeAction {
         switch state {
         case .held:
             return backOnline ? .goOffline(dropReadAhead: false) : .cancelTimer
@@ -316,7 +317,7 @@ extension BatcherStateMachine {
         }
     }
 
-    private mutating func goOffline() -> Action {
+    private mutating func goOffline() -> WakeAction {
         switch state {
         case .offline:
             return .cancelTimer
@@ -342,13 +343,13 @@ extension BatcherStateMachine {
     }
 
     /// Idle and online: whether the flush policy starts a drain with `depth` events pending.
-    mutating func evaluatePolicy(depth: Int, now: Instant) -> Action {
+    mutating func evaluatePolicy(depth: Int, now: Instant) -> PolicyAction {
         guard case .idle(let after) = state else { return .none }
         switch scheduler.evaluate(depth: depth, now: now) {
         case .idle:
             return .cancelTimer
         case .wait(let deadline):
-            return .armTimer(deadline, reporting: nil)
+            return .armTimer(deadline)
         case .flush(let reason):
             state = .draining(after.map(Next.after) ?? .head)
             if reason == .manual { drainsEverything = true }
@@ -411,14 +412,14 @@ extension BatcherStateMachine {
     }
 
     /// Graceful shutdown: the run loop stops at its next wake.
-    mutating func shutdown() -> Action {
+    mutating func shutdown() -> ShutdownAction {
         isShuttingDown = true
         return .finishWakes
     }
 
     /// The run loop stopped: drain what is queued, unless offline, paused or held. A
     /// backoff under way is cut short.
-    mutating func finalFlush(isOffline: Bool) -> Action {
+    mutating func finalFlush(isOffline: Bool) -> FinalFlushAction {
         if isOffline || isHeld { return .none }
         switch state {
         case .paused, .offline(then: .paused), .held, .offline(then: .held):
@@ -437,7 +438,7 @@ extension BatcherStateMachine {
 
 extension BatcherStateMachine {
     /// Draining: what to send next, batches of at most `batchSize` events (less after a split).
-    mutating func nextBatch(batchSize: Int) -> Action {
+    mutating func nextBatch(batchSize: Int) -> NextBatchAction {
         guard case .draining(let next) = state else { return .none }
         let limit = min(batchSize, splitLimit ?? .max)
         switch next {
@@ -464,18 +465,18 @@ extension BatcherStateMachine {
     }
 
     /// The read failed: back off (`random` is a draw in `0..<1` for the jitter).
-    mutating func readFailed(now: Instant, random: Double) -> Action {
+    mutating func readFailed(now: Instant, random: Double) -> ReadFailedAction {
         guard case .reading(_, let fromHead) = state else { return .none }
         if fromHead { settleFailed = false }
         failures += 1
         let until = now.advanced(by: retryPolicy.delay(afterFailures: failures, retryAfter: nil, random: random))
         state = .backingOff(until: until)
-        return .armTimer(until, reporting: nil)
+        return .armTimer(until)
     }
 
     /// The read found nothing: the drain ends (`random` is a draw in `0..<1` for the
     /// jitter of a backoff).
-    mutating func readFoundNothing(now: Instant, random: Double) -> Action {
+    mutating func readFoundNothing(now: Instant, random: Double) -> ReadFoundNothingAction {
         guard case .reading(let resumeAfter, let fromHead) = state else { return .none }
         if fromHead { settleFailed = false }
         if streak?.probingPast != nil {
@@ -486,7 +487,7 @@ extension BatcherStateMachine {
             failures += 1
             let until = now.advanced(by: retryPolicy.delay(afterFailures: failures, retryAfter: nil, random: random))
             state = .backingOff(until: until)
-            return .armTimer(until, reporting: .backingOff(until: until))
+            return .backOff(until: until)
         }
         streak = nil  // whatever failed is no longer queued
         lastReadFull = true
@@ -517,7 +518,7 @@ extension BatcherStateMachine {
     /// batch, with the batch read ahead; anything else drops it and goes on from the head.
     mutating func sendFinished(
         _ decision: DeliveryDecision, sent: Int, readAhead: ReadAhead?, now: Instant, batchSize: Int
-    ) -> Action {
+    ) -> SendFinishedAction {
         guard case .batch(let through) = state else { return .none }
         let after: Next = readAhead.map { .readAhead($0.batch, through: $0.through) } ?? .after(through)
         if let readAhead { readAheadFull = readAhead.full }
@@ -619,7 +620,7 @@ extension BatcherStateMachine {
     }
 
     /// The drain that found nothing more, or caught up, is over; its settles have landed.
-    mutating func drainFinished(now: Instant) -> Action {
+    mutating func drainFinished(now: Instant) -> DrainFinishedAction {
         guard case .idle = state else { return .none }
         drainCaughtUp = false
         drainsEverything = false
@@ -670,7 +671,7 @@ extension BatcherStateMachine {
     /// (``nextBatch(batchSize:)``) when `concurrency` is 1, when a wave is not allowed
     /// (``allowsWave``) or when a batch was read ahead; otherwise a wave, read from where
     /// ``nextBatch(batchSize:)`` would read.
-    mutating func nextBatches(batchSize: Int, concurrency: Int) -> Action {
+    mutating func nextBatches(batchSize: Int, concurrency: Int) -> NextBatchAction {
         guard concurrency > 1, allowsWave, case .draining(let next) = state else { return nextBatch(batchSize: batchSize) }
         if case .readAhead = next { return nextBatch(batchSize: batchSize) }
         let action = nextBatch(batchSize: batchSize)
@@ -682,7 +683,7 @@ extension BatcherStateMachine {
     /// `through` the sequence the wave was read through (``batchRead(through:)``).
     /// Folds them as one-batch sends would go, up to the first that does not go on after
     /// itself, which decides.
-    mutating func waveFinished(_ results: [WaveResult], now: Instant, batchSize: Int) -> Action {
+    mutating func waveFinished(_ results: [WaveResult], now: Instant, batchSize: Int) -> SendFinishedAction {
         guard case .batch(let through) = state, results.last?.through == through else { return .none }
         for result in results {
             switch result {

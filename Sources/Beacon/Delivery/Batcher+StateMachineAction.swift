@@ -1,13 +1,18 @@
 extension BatcherStateMachine {
-    /// What the ``Batcher`` actor does after an input: one action, executed in order.
-    enum Action {
-        /// Nothing.
+    // One action enum per input, each with only the cases that input can return: the
+    // ``Batcher`` actor switches over every one of them, with no `default:` and no case
+    // it must ignore (swift-nio's `NIOAsyncWriter` does the same).
+
+    /// What the ``Batcher`` does after ``BatcherStateMachine/wake(now:settings:wentOffline:)``.
+    enum WakeAction: Equatable, Sendable {
+        /// Nothing (a batch is being read or sent, or a pause holds with nothing to report).
         case none
-        /// Stop the timer (nothing to wait for, or offline).
+        /// Stop the timer (offline or held already).
         case cancelTimer
-        /// Wake at this instant; first report the destination as `reporting`, if any.
+        /// Wake at this instant (a backoff's end); first report the destination as
+        /// `reporting`, if any.
         case armTimer(Instant, reporting: Reported?)
-        /// Report the destination.
+        /// Report the destination (back online into a pause).
         case reportDestination
         /// Just went offline (or held by the operator): report it, stop the timer and, when
         /// `dropReadAhead`, wait for the settles under way and release the leases (the next
@@ -16,10 +21,27 @@ extension BatcherStateMachine {
         /// Idle: ask ``BatcherStateMachine/evaluatePolicy(depth:now:)`` with the queue's depth.
         case evaluatePolicy
         /// Go on draining (first report the destination as `reporting`, if any): ask
-        /// ``BatcherStateMachine/nextBatch(batchSize:)``.
+        /// ``BatcherStateMachine/nextBatches(batchSize:concurrency:)``.
         case drain(reporting: Reported?)
-        /// The policy says flush: start draining, as ``drain(reporting:)``.
+    }
+
+    /// What the ``Batcher`` does after ``BatcherStateMachine/evaluatePolicy(depth:now:)``.
+    enum PolicyAction: Equatable, Sendable {
+        /// Not idle: nothing to decide.
+        case none
+        /// Nothing to wait for: stop the timer.
+        case cancelTimer
+        /// Wake at this instant (the policy's next deadline).
+        case armTimer(Instant)
+        /// The policy says flush: start draining, as ``WakeAction/drain(reporting:)``.
         case startDrain(FlushReason)
+    }
+
+    /// What the ``Batcher`` does after ``BatcherStateMachine/nextBatch(batchSize:)`` and
+    /// ``BatcherStateMachine/nextBatches(batchSize:concurrency:)``.
+    enum NextBatchAction {
+        /// Not draining: nothing to send.
+        case none
         /// Read at most `limit` events from `start` (from the head: once the settles under
         /// way have landed) and make them attempt `attempt`; then tell how the read went.
         case read(ReadStart, limit: Int, attempt: Int)
@@ -31,16 +53,60 @@ extension BatcherStateMachine {
         case readWave(ReadStart, limit: Int, attempt: Int, batches: Int)
         /// Send this batch read ahead; read the one after it with at most `limit` events.
         case send(Batch, limit: Int)
-        /// The queue had nothing, or the last read came back short (the drain caught up):
-        /// wait for the settles, then ``BatcherStateMachine/drainFinished(now:)``.
+        /// The last read came back short (the drain caught up): wait for the settles, then
+        /// ``BatcherStateMachine/drainFinished(now:)``.
         case finishDrain
+    }
+
+    /// What the ``Batcher`` does after ``BatcherStateMachine/readFailed(now:random:)``.
+    enum ReadFailedAction: Equatable, Sendable {
+        /// No read was under way.
+        case none
+        /// Back off: wake at this instant.
+        case armTimer(Instant)
+    }
+
+    /// What the ``Batcher`` does after ``BatcherStateMachine/readFoundNothing(now:random:)``.
+    enum ReadFoundNothingAction: Equatable, Sendable {
+        /// No read was under way.
+        case none
+        /// Nothing lies past an event that fails alone: report the backoff and wake at its end.
+        case backOff(until: Instant)
+        /// The queue had nothing: wait for the settles, then
+        /// ``BatcherStateMachine/drainFinished(now:)``.
+        case finishDrain
+    }
+
+    /// What the ``Batcher`` does after ``BatcherStateMachine/sendFinished(_:sent:readAhead:now:batchSize:)``
+    /// and ``BatcherStateMachine/waveFinished(_:now:batchSize:)``.
+    enum SendFinishedAction: Equatable, Sendable {
+        /// No batch was under way (its answer is stale): nothing to settle.
+        case none
         /// Settle the batch after the one before it; unless `keepingLeases`, wait for the
         /// settles and release the leases. Then ``BatcherStateMachine/settleScheduled()``.
         case settleThenReport(keepingLeases: Bool)
+    }
+
+    /// What the ``Batcher`` does after ``BatcherStateMachine/shutdown()``.
+    enum ShutdownAction: Equatable, Sendable {
         /// Stop the run loop: finish the stream of wakes (the final flush follows).
         case finishWakes
+    }
+
+    /// What the ``Batcher`` does after ``BatcherStateMachine/finalFlush(isOffline:)``.
+    enum FinalFlushAction: Equatable, Sendable {
+        /// Offline, paused or held: the events stay queued.
+        case none
         /// Drain what is queued for the final flush, bounded in time.
         case finalDrain
+    }
+
+    /// What the ``Batcher`` does after ``BatcherStateMachine/drainFinished(now:)``.
+    enum DrainFinishedAction: Equatable, Sendable {
+        /// No drain had ended (not idle).
+        case none
+        /// Report the destination.
+        case reportDestination
     }
 
     /// What the ``Batcher`` does after ``BatcherStateMachine/endBackoff()``.
@@ -68,5 +134,5 @@ extension BatcherStateMachine {
     }
 }
 
-extension BatcherStateMachine.Action: Equatable where Batch: Equatable {}
-extension BatcherStateMachine.Action: Sendable where Batch: Sendable {}
+extension BatcherStateMachine.NextBatchAction: Equatable where Batch: Equatable {}
+extension BatcherStateMachine.NextBatchAction: Sendable where Batch: Sendable {}

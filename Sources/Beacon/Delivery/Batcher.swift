@@ -219,7 +219,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     public func beginShutdown() {
         if shutdownStartedAt == nil { shutdownStartedAt = clock.now }
         shutdownSignal.yield()
-        if case .finishWakes = machine.shutdown() { wakeContinuation.finish() }
+        switch machine.shutdown() {
+        case .finishWakes: wakeContinuation.finish()
+        }
     }
 
     /// Wakes the loop when a commit leaves as many events pending as the policy acts on
@@ -282,13 +284,9 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
                 timerDeadline = nil
             }
             let wentOffline = !current.isOffline && self.wentOffline.lower()
-            var action = machine.wake(now: now, settings: current, wentOffline: wentOffline)
-            var depth = 0
-            if case .evaluatePolicy = action {
-                depth = pending
-                action = machine.evaluatePolicy(depth: depth, now: now)
-            }
-            switch action {
+            switch machine.wake(now: now, settings: current, wentOffline: wentOffline) {
+            case .none:
+                return
             case .goOffline(let dropReadAhead):
                 reportDestination()
                 cancelTimer()
@@ -306,15 +304,28 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
                 return
             case .drain(let reporting):
                 if let reporting { reportDestination(reporting) }
-            case .startDrain(let reason):
-                logger.debug("flush", metadata: ["reason": "\(reason.rawValue)", "depth": "\(depth)"])
-            case .none, .evaluatePolicy, .read, .readWave, .send, .finishDrain, .settleThenReport, .finishWakes, .finalDrain:
-                return
+            case .evaluatePolicy:
+                let depth = pending
+                switch machine.evaluatePolicy(depth: depth, now: now) {
+                case .none:
+                    return
+                case .cancelTimer:
+                    cancelTimer()
+                    return
+                case .armTimer(let deadline):
+                    armTimer(deadline)
+                    return
+                case .startDrain(let reason):
+                    logger.debug("flush", metadata: ["reason": "\(reason.rawValue)", "depth": "\(depth)"])
+                }
             }
             guard await sendNext(settings: current) else {
                 await finishSettling()
                 let caughtUp = machine.drainCaughtUp
-                if case .reportDestination = machine.drainFinished(now: clock.now) { reportDestination() }
+                switch machine.drainFinished(now: clock.now) {
+                case .reportDestination: reportDestination()
+                case .none: break
+                }
                 // A drain that caught up may leave events (committed meanwhile, or past a
                 // read cut by its byte limit): the policy looks at them now, so a count
                 // reached drains again and an interval arms its timer, without waiting
@@ -342,19 +353,13 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// Sends the next batch, or the next wave of batches. Returns `false` when there was
     /// nothing to send (the drain is over once the settles under way have landed).
     private func sendNext(settings: EngineSettings) async -> Bool {
-        let action = machine.nextBatches(batchSize: settings.batchSize, concurrency: destination.maxConcurrentRequests)
-        if case .readWave(let start, let limit, let attempt, let batches) = action {
-            return await sendWave(from: start, limit: limit, attempt: attempt, batches: batches, settings: settings)
-        }
-        return await sendOne(action, settings: settings)
-    }
-
-    /// Sends the batch `action` (from ``StateMachine/nextBatch(batchSize:)``) asks for.
-    /// Returns `false` when there was nothing to send.
-    private func sendOne(_ action: StateMachine.Action, settings: EngineSettings) async -> Bool {
         var next: NextBatch
         let limit: Int
-        switch action {
+        switch machine.nextBatches(batchSize: settings.batchSize, concurrency: destination.maxConcurrentRequests) {
+        case .none, .finishDrain:
+            return false
+        case .readWave(let start, let limit, let attempt, let batches):
+            return await sendWave(from: start, limit: limit, attempt: attempt, batches: batches, settings: settings)
         case .send(let ahead, let aheadLimit):
             next = ahead
             limit = aheadLimit
@@ -374,9 +379,6 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             }
             machine.batchRead(through: batch.last, full: Self.isFull(events, limit: limit, maxBytes: settings.maxBatchBytes))
             next = batch
-        case .none, .cancelTimer, .armTimer, .reportDestination, .goOffline, .evaluatePolicy, .drain, .startDrain, .finishDrain,
-            .settleThenReport, .finishWakes, .finalDrain, .readWave:
-            return false
         }
         var batch = next.batch
         batch.id = queue.makeBatchID()
@@ -423,9 +425,12 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         let readAhead = ahead.map {
             StateMachine.ReadAhead(batch: $0, through: $0.last, full: Self.isFull($0.events, limit: limit, maxBytes: settings.maxBatchBytes))
         }
-        let action = machine.sendFinished(decision, sent: outgoing.count, readAhead: readAhead, now: finished, batchSize: settings.batchSize)
-        guard case .settleThenReport(let keepingLeases) = action else { return true }
-        await scheduleThenReport([settlement], keepingLeases: keepingLeases)
+        switch machine.sendFinished(decision, sent: outgoing.count, readAhead: readAhead, now: finished, batchSize: settings.batchSize) {
+        case .settleThenReport(let keepingLeases):
+            await scheduleThenReport([settlement], keepingLeases: keepingLeases)
+        case .none:
+            break  // no batch under way: nothing of it to settle
+        }
         return true
     }
 
@@ -512,9 +517,12 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             settlements.append(settlement(of: next, record: record, result: answer.result, decision: decision))
             results.append(.sent(decision, events: next.batch.events.count, through: next.last))
         }
-        let action = machine.waveFinished(results, now: finished, batchSize: settings.batchSize)
-        guard case .settleThenReport(let keepingLeases) = action else { return true }
-        await scheduleThenReport(settlements, keepingLeases: keepingLeases)
+        switch machine.waveFinished(results, now: finished, batchSize: settings.batchSize) {
+        case .settleThenReport(let keepingLeases):
+            await scheduleThenReport(settlements, keepingLeases: keepingLeases)
+        case .none:
+            break  // no wave under way: nothing of it to settle
+        }
         return true
     }
 
@@ -543,9 +551,12 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// The read found nothing: the drain ends (the caller ends it), or, past an event
     /// that fails alone, a backoff starts.
     private func foundNothing() {
-        if case .armTimer(let until, let reporting) = machine.readFoundNothing(now: clock.now, random: random()) {
-            if let reporting { reportDestination(reporting) }
+        switch machine.readFoundNothing(now: clock.now, random: random()) {
+        case .backOff(let until):
+            reportDestination(.backingOff(until: until))
             armTimer(until)
+        case .finishDrain, .none:
+            break  // the caller ends the drain
         }
     }
 
@@ -558,7 +569,10 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             .error, "cannot read the queue", kind: "read failed", throttle: logThrottle,
             metadata: ["destination": "\(destination.name)", "error": "\(error)"])
         observer?.report(.problem("cannot read the queue: \(error)"))
-        if case .armTimer(let until, _) = machine.readFailed(now: clock.now, random: random()) { armTimer(until) }
+        switch machine.readFailed(now: clock.now, random: random()) {
+        case .armTimer(let until): armTimer(until)
+        case .none: break
+        }
         return true
     }
 
@@ -802,7 +816,11 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// offline, paused, or when the run was cancelled rather than shut down gracefully.
     private func finalFlush() async {
         let current = settings.current
-        guard !Task.isCancelled, case .finalDrain = machine.finalFlush(isOffline: current.isOffline) else { return }
+        guard !Task.isCancelled else { return }
+        switch machine.finalFlush(isOffline: current.isOffline) {
+        case .finalDrain: break
+        case .none: return
+        }
         let deadline = (shutdownStartedAt ?? clock.now).advanced(by: finalFlushTimeout)
         // The batch in flight at the shutdown's start may have used the whole bound.
         if clock.now < deadline {

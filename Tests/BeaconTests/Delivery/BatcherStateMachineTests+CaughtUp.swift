@@ -9,7 +9,7 @@ import Testing
 extension BatcherStateMachineTests {
     /// From a drain after 7, reads a batch through 20 (`full` or not), delivers it without
     /// a read-ahead and asks for the next batch.
-    func afterADelivery(full: Bool, splitLimit: Int? = nil, finalDrain: Bool = false) -> (Machine, Machine.Action) {
+    func afterADelivery(full: Bool, splitLimit: Int? = nil, finalDrain: Bool = false) -> (Machine, Machine.NextBatchAction) {
         var machine = Self.machine(finalDrain ? Self.idleAfter7 : Self.after7, splitLimit: splitLimit)
         if finalDrain { #expect(machine.finalFlush(isOffline: false) == .finalDrain) }
         #expect(machine.nextBatch(batchSize: 10) == .read(.after(7), limit: splitLimit ?? 10, attempt: 1))

@@ -50,7 +50,7 @@ extension BatcherStateMachineTests {
             (Self.held, Self.held, .cancelTimer),
             (Self.heldPaused, Self.heldPaused, .cancelTimer),
             (Self.offlineHeld, Self.held, .goOffline(dropReadAhead: false)),
-        ], isHeld: true) { $0.wake(now: Self.now, settings: Self.online, wentOffline: false) }
+        ], of: Machine.WakeAction.self, isHeld: true) { $0.wake(now: Self.now, settings: Self.online, wentOffline: false) }
     }
 
     /// Released: the next wake drains what waited, unless a credentials pause still holds.
@@ -71,7 +71,7 @@ extension BatcherStateMachineTests {
             (Self.held, Self.head, .drain(reporting: .idle)),
             (Self.heldPaused, Self.paused, .reportDestination),
             (Self.offlineHeld, Self.head, .drain(reporting: .idle)),
-        ], isHeld: false) { $0.wake(now: Self.now, settings: Self.online, wentOffline: false) }
+        ], of: Machine.WakeAction.self, isHeld: false) { $0.wake(now: Self.now, settings: Self.online, wentOffline: false) }
     }
 
     @Test func aHeldBackoffThatExpiredDrainsOnRelease() {

@@ -23,7 +23,7 @@ extension BatcherStateMachineTests {
             (Self.held, Self.held, .none),
             (Self.heldPaused, Self.heldPaused, .none),
             (Self.offlineHeld, Self.offlineHeld, .none),
-        ]) { $0.nextBatches(batchSize: 10, concurrency: 4) }
+        ], of: Machine.NextBatchAction.self) { $0.nextBatches(batchSize: 10, concurrency: 4) }
     }
 
     /// At 1 request at a time the machine is exactly the one-batch machine.
@@ -54,7 +54,7 @@ extension BatcherStateMachineTests {
         let retry = DeliveryDecision.retry(after: .seconds(3), reason: "HTTP 503")
         typealias Result = Machine.WaveResult
         func sent(_ decision: DeliveryDecision, _ through: Int64) -> Result { .sent(decision, events: 3, through: through) }
-        let rows: [(String, [Result], State, Machine.Action, failures: Int, lastError: String?, split: Int?, streak: Int?)] = [
+        let rows: [(String, [Result], State, Machine.SendFinishedAction, failures: Int, lastError: String?, split: Int?, streak: Int?)] = [
             ("all delivered", [sent(.delivered, 10), sent(.delivered, 20), sent(.delivered, 30)],
              .draining(.after(30)), .settleThenReport(keepingLeases: true), 0, nil, nil, nil),
             ("the first retries, the later ones delivered", [sent(retry, 10), sent(.delivered, 20), sent(.delivered, 30)],

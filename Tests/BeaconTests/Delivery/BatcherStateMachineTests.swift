@@ -46,16 +46,8 @@ struct BatcherStateMachineTests {
     }
 
     /// Applies `input` from each row's state and checks the state left and the action
-    /// (each input has its own kind of action).
+    /// (each input has its own kind of action, named by `of`).
     /// `isHeld`: whether the operator's hold is asked for (default: as the state says).
-    func check(
-        _ rows: [(state: State, expected: State, action: Machine.Action)], isHeld: Bool? = nil,
-        sourceLocation: SourceLocation = #_sourceLocation, _ input: (inout Machine) -> Machine.Action
-    ) {
-        check(rows, of: Machine.Action.self, isHeld: isHeld, sourceLocation: sourceLocation, input)
-    }
-
-    /// As ``check(_:isHeld:sourceLocation:_:)`` for an input with an action of its own kind.
     func check<Action: Equatable>(
         _ rows: [(state: State, expected: State, action: Action)], of: Action.Type, isHeld: Bool? = nil,
         sourceLocation: SourceLocation = #_sourceLocation, _ input: (inout Machine) -> Action
@@ -70,7 +62,7 @@ struct BatcherStateMachineTests {
         }
     }
 
-    /// As ``check(_:isHeld:sourceLocation:_:)`` for an input that only records (it has no action).
+    /// As ``check(_:of:isHeld:sourceLocation:_:)`` for an input that only records (it has no action).
     func checkState(
         _ rows: [(state: State, expected: State)], isHeld: Bool? = nil, sourceLocation: SourceLocation = #_sourceLocation,
         _ input: (inout Machine) -> Void
@@ -100,7 +92,7 @@ struct BatcherStateMachineTests {
             (Self.held, Self.held, .cancelTimer),
             (Self.heldPaused, Self.heldPaused, .cancelTimer),
             (Self.offlineHeld, Self.held, .goOffline(dropReadAhead: false)),
-        ]) { $0.wake(now: Self.now, settings: Self.online, wentOffline: false) }
+        ], of: Machine.WakeAction.self) { $0.wake(now: Self.now, settings: Self.online, wentOffline: false) }
     }
 
     @Test func wakeOffline() {
@@ -120,7 +112,7 @@ struct BatcherStateMachineTests {
             (Self.held, Self.offlineHeld, .goOffline(dropReadAhead: false)),
             (Self.heldPaused, .offline(then: .held(then: .paused(reason: "401"))), .goOffline(dropReadAhead: false)),
             (Self.offlineHeld, Self.offlineHeld, .cancelTimer),
-        ]) { $0.wake(now: Self.now, settings: Self.offlineSettings, wentOffline: false) }
+        ], of: Machine.WakeAction.self) { $0.wake(now: Self.now, settings: Self.offlineSettings, wentOffline: false) }
     }
 
     /// Online again before the loop saw the switch to offline: it drains all the same.
@@ -141,7 +133,7 @@ struct BatcherStateMachineTests {
             (Self.held, Self.held, .goOffline(dropReadAhead: false)),
             (Self.heldPaused, Self.heldPaused, .goOffline(dropReadAhead: false)),
             (Self.offlineHeld, Self.held, .goOffline(dropReadAhead: false)),
-        ]) { $0.wake(now: Self.now, settings: Self.online, wentOffline: true) }
+        ], of: Machine.WakeAction.self) { $0.wake(now: Self.now, settings: Self.online, wentOffline: true) }
     }
 
     @Test func evaluatePolicy() {
@@ -161,7 +153,7 @@ struct BatcherStateMachineTests {
             (Self.held, Self.held, .none),
             (Self.heldPaused, Self.heldPaused, .none),
             (Self.offlineHeld, Self.offlineHeld, .none),
-        ]) { $0.evaluatePolicy(depth: 5, now: Self.now) }
+        ], of: Machine.PolicyAction.self) { $0.evaluatePolicy(depth: 5, now: Self.now) }
     }
 
     @Test func nextBatch() {
@@ -181,7 +173,7 @@ struct BatcherStateMachineTests {
             (Self.held, Self.held, .none),
             (Self.heldPaused, Self.heldPaused, .none),
             (Self.offlineHeld, Self.offlineHeld, .none),
-        ]) { $0.nextBatch(batchSize: 10) }
+        ], of: Machine.NextBatchAction.self) { $0.nextBatch(batchSize: 10) }
     }
 
     @Test func readFailed() {
@@ -192,8 +184,8 @@ struct BatcherStateMachineTests {
             (Self.head, Self.head, .none),
             (Self.after7, Self.after7, .none),
             (Self.ahead, Self.ahead, .none),
-            (Self.readingAfter7, .backingOff(until: until), .armTimer(until, reporting: nil)),
-            (Self.readingHead, .backingOff(until: until), .armTimer(until, reporting: nil)),
+            (Self.readingAfter7, .backingOff(until: until), .armTimer(until)),
+            (Self.readingHead, .backingOff(until: until), .armTimer(until)),
             (Self.batch20, Self.batch20, .none),
             (Self.backingOff, Self.backingOff, .none),
             (Self.paused, Self.paused, .none),
@@ -202,7 +194,7 @@ struct BatcherStateMachineTests {
             (Self.held, Self.held, .none),
             (Self.heldPaused, Self.heldPaused, .none),
             (Self.offlineHeld, Self.offlineHeld, .none),
-        ]) { $0.readFailed(now: Self.now, random: 0) }
+        ], of: Machine.ReadFailedAction.self) { $0.readFailed(now: Self.now, random: 0) }
     }
 
     @Test func readFoundNothing() {
@@ -222,7 +214,7 @@ struct BatcherStateMachineTests {
             (Self.held, Self.held, .none),
             (Self.heldPaused, Self.heldPaused, .none),
             (Self.offlineHeld, Self.offlineHeld, .none),
-        ]) { $0.readFoundNothing(now: Self.now, random: 0) }
+        ], of: Machine.ReadFoundNothingAction.self) { $0.readFoundNothing(now: Self.now, random: 0) }
     }
 
     @Test func batchRead() {
@@ -282,7 +274,7 @@ struct BatcherStateMachineTests {
             (Self.held, Self.held, .none),
             (Self.heldPaused, Self.heldPaused, .none),
             (Self.offlineHeld, Self.offlineHeld, .none),
-        ]) { $0.sendFinished(.delivered, sent: 3, readAhead: .init(batch: "next", through: 30), now: Self.now, batchSize: 10) }
+        ], of: Machine.SendFinishedAction.self) { $0.sendFinished(.delivered, sent: 3, readAhead: .init(batch: "next", through: 30), now: Self.now, batchSize: 10) }
     }
 
     @Test func settleScheduled() {
@@ -322,7 +314,7 @@ struct BatcherStateMachineTests {
             (Self.held, Self.held, .none),
             (Self.heldPaused, Self.heldPaused, .none),
             (Self.offlineHeld, Self.offlineHeld, .none),
-        ]) { $0.drainFinished(now: Self.now) }
+        ], of: Machine.DrainFinishedAction.self) { $0.drainFinished(now: Self.now) }
     }
 
     @Test func requestFlush() {
@@ -405,7 +397,7 @@ struct BatcherStateMachineTests {
             (Self.held, Self.held, .finishWakes),
             (Self.heldPaused, Self.heldPaused, .finishWakes),
             (Self.offlineHeld, Self.offlineHeld, .finishWakes),
-        ]) { machine in
+        ], of: Machine.ShutdownAction.self) { machine in
             let action = machine.shutdown()
             #expect(machine.isShuttingDown)
             return action
@@ -429,7 +421,7 @@ struct BatcherStateMachineTests {
             (Self.held, Self.held, .none),
             (Self.heldPaused, Self.heldPaused, .none),
             (Self.offlineHeld, Self.offlineHeld, .none),
-        ]) { $0.finalFlush(isOffline: false) }
+        ], of: Machine.FinalFlushAction.self) { $0.finalFlush(isOffline: false) }
     }
 
     @Test func finalFlushOffline() {
@@ -449,7 +441,7 @@ struct BatcherStateMachineTests {
             (Self.held, Self.held, .none),
             (Self.heldPaused, Self.heldPaused, .none),
             (Self.offlineHeld, Self.offlineHeld, .none),
-        ]) { $0.finalFlush(isOffline: true) }
+        ], of: Machine.FinalFlushAction.self) { $0.finalFlush(isOffline: true) }
     }
 
     // MARK: What the states carry
@@ -459,7 +451,7 @@ struct BatcherStateMachineTests {
         let rejected = RejectedEvent(event: event, reason: "bad")
         let next = Machine.ReadAhead(batch: "next", through: 30)
         // From a batch through 20 of 3 events, with 2 failures before it and a split limit of 4.
-        let cases: [(DeliveryDecision, State, Machine.Action, failures: Int, lastError: String?, split: Int?)] = [
+        let cases: [(DeliveryDecision, State, Machine.SendFinishedAction, failures: Int, lastError: String?, split: Int?)] = [
             (.delivered, .draining(.readAhead("next", through: 30)), .settleThenReport(keepingLeases: true), 0, nil, 8),
             (.retry(after: .seconds(3), reason: "HTTP 503"), .backingOff(until: Self.at(13)), .settleThenReport(keepingLeases: false), 3, "HTTP 503", 4),
             (.deadLetter([rejected]), .draining(.head), .settleThenReport(keepingLeases: false), 0, nil, 4),
@@ -540,7 +532,7 @@ struct BatcherStateMachineTests {
         #expect(counting.state == Self.head)
         var interval = Self.machine(Self.idle, policy: .interval(.seconds(5)))
         #expect(interval.wake(now: Self.now, settings: EngineSettings(policy: .interval(.seconds(5))), wentOffline: false) == .evaluatePolicy)
-        #expect(interval.evaluatePolicy(depth: 1, now: Self.now) == .armTimer(Self.at(15), reporting: nil))
+        #expect(interval.evaluatePolicy(depth: 1, now: Self.now) == .armTimer(Self.at(15)))
     }
 
     @Test func anExpiredBackoffDrainsFromTheHead() {
