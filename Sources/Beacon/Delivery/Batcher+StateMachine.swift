@@ -130,6 +130,9 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
     private(set) var streak: Streak?
     /// The last send error, cleared by a delivery.
     private(set) var lastError: String?
+    /// When a batch the destination had refused last went through whole, sent again:
+    /// its failures come at random (``FailureStreak/failsAtRandom``).
+    private(set) var recoveredByRetryAt: Instant?
     /// Batches hold at most this many events until deliveries double it back to the batch size.
     private(set) var splitLimit: Int?
     /// A settle failed: its events are still queued, so the next read that is not a
@@ -211,7 +214,14 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
         return FailureStreak(
             attempts: streak.attempts, age: streak.since.duration(to: now), isIsolating: streak.isolatingThrough != nil,
             soloFailures: streak.soloFailures, deliveredSinceSoloFailure: streak.deliveredSinceSoloFailure,
-            isProbing: streak.probingPast != nil)
+            isProbing: streak.probingPast != nil, failsAtRandom: failsAtRandom(now: now))
+    }
+
+    /// Whether a refused batch went through whole on a retry within
+    /// ``RetryPolicy/randomFailureMemory`` of `now`.
+    func failsAtRandom(now: Instant) -> Bool {
+        guard let recoveredByRetryAt else { return false }
+        return recoveredByRetryAt.duration(to: now) < retryPolicy.randomFailureMemory
     }
 
     /// What to report for the destination: offline first, then held, then paused, then backing off.
@@ -554,6 +564,9 @@ extension BatcherStateMachine {
                 state = .draining(after)
                 return .settleThenReport(keepingLeases: true)
             }
+            // The batch at the head had failed, and went through whole sent again: the
+            // destination fails at random (not while isolating: its batches are halves).
+            if streak != nil, splitLimit == nil { recoveredByRetryAt = now }
             failures = 0
             streak = nil
             lastError = nil

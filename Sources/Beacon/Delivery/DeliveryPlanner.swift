@@ -7,7 +7,7 @@ import BeaconWire
 /// | retryable | keep them; wait per ``RetryPolicy`` (and `Retry-After`) |
 /// | retryable, retries ran out, several events | split in halves to isolate the culprit, at once |
 /// | retryable, retries ran out, one event | dead-letter it: "gave up after N attempts over T: reason" |
-/// | a server error (5xx but 503) ``RetryPolicy/isolateAfter`` times in a row, or isolating, several events | split in halves to isolate the culprit, at once |
+/// | a server error (5xx but 503) ``RetryPolicy/isolateAfter`` times in a row from a destination that does not fail at random (``FailureStreak/failsAtRandom``), or isolating, several events | split in halves to isolate the culprit, at once |
 /// | the same, one event, failing alone ``RetryPolicy/isolatedEventFailures`` times, each right after a delivery around it | dead-letter it: "failed alone N times … while the events around it were delivered" |
 /// | the same, one event, fewer times so far | keep it and send the events after it at once (``DeliveryDecision/probePast(reason:)``) |
 /// | retryable, the events after a kept one failed too (probing) | keep them; wait per ``RetryPolicy``: the destination fails, not the event |
@@ -42,7 +42,9 @@ public enum DeliveryPlanner {
             // A batch the destination keeps answering with a server error may hold an
             // event it cannot take (a NUL its database refuses): look for it long before
             // retries run out, and set it aside only once the events around it went through.
-            let suspects = streak.isIsolating || retryPolicy.isolates(afterAttempts: attempts, status: result.status)
+            // Not a destination that fails at random: its errors say nothing of the events.
+            let suspects = streak.isIsolating
+                || (!streak.failsAtRandom && retryPolicy.isolates(afterAttempts: attempts, status: result.status))
             if suspects, retryAfter == nil, !streak.isProbing {
                 if batch.events.count > 1 {
                     return .isolate(

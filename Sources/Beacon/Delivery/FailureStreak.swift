@@ -19,10 +19,16 @@ public struct FailureStreak: Sendable, Hashable {
     /// This batch was sent past an event that failed alone (``DeliveryDecision/probePast(reason:)``).
     public var isProbing: Bool
 
+    /// The destination fails at random: within ``RetryPolicy/randomFailureMemory`` a batch
+    /// it had refused went through whole when sent again. Its server errors then say
+    /// nothing about the events, and do not start the search for one it cannot take.
+    public var failsAtRandom: Bool
+
     public init(
         attempts: Int = 0, age: Duration = .zero, isIsolating: Bool = false, soloFailures: Int = 0,
-        deliveredSinceSoloFailure: Bool = false, isProbing: Bool = false
+        deliveredSinceSoloFailure: Bool = false, isProbing: Bool = false, failsAtRandom: Bool = false
     ) {
+        self.failsAtRandom = failsAtRandom
         self.attempts = attempts
         self.age = age
         self.isIsolating = isIsolating

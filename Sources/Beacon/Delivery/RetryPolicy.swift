@@ -50,6 +50,13 @@ public struct RetryPolicy: Sendable, Hashable {
     /// dead-lettered. A destination that fails at random (30 % of sends, say) would
     /// otherwise have a good event set aside now and then. At least 1. Default 10.
     public var isolatedEventFailures: Int = 10
+    /// How long a destination counts as failing at random after a batch it had refused
+    /// went through whole when sent again: meanwhile its server errors back off and do
+    /// not start the search for an event it cannot take (``isolateAfter``), which is for
+    /// one event that fails where the others go through. A flaky destination (30 % of
+    /// sends refused) keeps its batch size; a poison event in it waits for the give-up
+    /// limit. Default 10 minutes.
+    public var randomFailureMemory: Duration = .seconds(600)
 
     public init() {}
 

@@ -24,6 +24,16 @@ extension DeliveryPlannerTests {
             == .isolate(limit: 2, reason: "looking for the event that fails: 10 failed attempts over 4.0s: HTTP 502"))
     }
 
+    @Test func aDestinationThatFailsAtRandomNeverStartsIt() {
+        guard case .retry = decide(500, count: 4, streak: FailureStreak(attempts: 50, age: .seconds(60), failsAtRandom: true)) else {
+            Issue.record("a destination that fails at random backs off")
+            return
+        }
+        // A search under way goes on (started before the destination was seen to fail at random).
+        #expect(decide(500, count: 4, streak: FailureStreak(attempts: 9, age: .seconds(4), isIsolating: true, failsAtRandom: true))
+            == .isolate(limit: 2, reason: "looking for the event that fails: 10 failed attempts over 4.0s: HTTP 500"))
+    }
+
     @Test("503, 429, no answer and Retry-After never start it", arguments: [503, 429, 408, 400])
     func otherFailuresWait(_ status: Int) {
         guard case .retry = decide(status, count: 4, streak: FailureStreak(attempts: 50, age: .seconds(60))) else {
