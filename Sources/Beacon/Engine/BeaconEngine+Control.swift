@@ -156,7 +156,8 @@ extension BeaconEngine {
                     stalledSince: status.stalledSince(at: now, threshold: observer.stallThreshold), lastStatus: status.lastStatus,
                     sinceStart: EngineStatusReport.Destination.Counts(
                         depth.destinations[destination.name] ?? DestinationDepth(pending: depth.events),
-                        from: startDepth.destinations[destination.name] ?? DestinationDepth(pending: startDepth.events)))
+                        from: startDepth.destinations[destination.name] ?? DestinationDepth(pending: startDepth.events)),
+                    drain: status.drain, failingSince: status.failingSince, failureRate: status.failureRate)
             })
         report.totals = EngineStatusReport.Totals(
             accepted: totals.accepted, delivered: totals.delivered, requests: totals.requests, bytesSent: totals.bytesSent,

@@ -62,6 +62,8 @@ public final class EngineMetrics: Service, Sendable {
         let states: [String: Gauge]
         let stalled: Gauge
         let failures: Gauge
+        let failureRatio: Gauge
+        let failingSince: Gauge
     }
 
     /// The queue's gauges, without dimensions.
@@ -97,6 +99,8 @@ public final class EngineMetrics: Service, Sendable {
         "beacon_engine_destination_state": "1 for the state the destination is in (starting, idle, sending, backing_off, paused_operator, paused_credentials, offline), 0 for the others.",
         "beacon_engine_stalled": "1 while the destination's oldest event has waited over a minute and nothing was delivered in a minute (never when paused on purpose or offline).",
         "beacon_engine_consecutive_failures": "Failed sends in a row to the destination.",
+        "beacon_engine_request_failure_ratio": "The share of the destination's last 20 requests that failed, 0 to 1 (0 before any).",
+        "beacon_engine_failing_since_timestamp_seconds": "When the destination's first failed request after its last delivery ended (Unix time; 0 while it is not failing).",
         "beacon_engine_last_success_timestamp_seconds": "When a batch was last delivered to the destination (Unix time; absent until one is).",
         "beacon_engine_queue_events": "Events in the queue (committed and in the memory buffer).",
         "beacon_engine_queue_bytes": "Bytes of event JSON in the queue.",
@@ -146,7 +150,9 @@ public final class EngineMetrics: Service, Sendable {
                     (state, Gauge(label: label("destination_state"), dimensions: dimensions + [("state", state)], factory: factory))
                 }),
                 stalled: Gauge(label: label("stalled"), dimensions: dimensions, factory: factory),
-                failures: Gauge(label: label("consecutive_failures"), dimensions: dimensions, factory: factory))
+                failures: Gauge(label: label("consecutive_failures"), dimensions: dimensions, factory: factory),
+                failureRatio: Gauge(label: label("request_failure_ratio"), dimensions: dimensions, factory: factory),
+                failingSince: Gauge(label: label("failing_since_timestamp_seconds"), dimensions: dimensions, factory: factory))
         }
         self.instruments = instruments
         func gauge(_ name: String) -> Gauge { Gauge(label: "\(Self.prefix)_\(name)", factory: factory) }
@@ -223,6 +229,9 @@ public final class EngineMetrics: Service, Sendable {
             for (name, gauge) in instrument.states { gauge.record(name == current ? 1 : 0) }
             instrument.stalled.record(destination.stalled ? 1 : 0)
             instrument.failures.record(destination.consecutiveFailures)
+            // The observer's figures, as the console and `ctl status` show them.
+            instrument.failureRatio.record(destination.failureRate.flatMap { $0.isFinite ? min(1, max(0, $0)) : nil } ?? 0)
+            instrument.failingSince.record(destination.failingSince.map { Double($0.millisecondsSince1970) / 1000 } ?? 0)
             guard let success = destination.lastSuccessAt else { continue }
             let gauge = state.withLock { state in
                 if let gauge = state.lastSuccess[destination.name] { return gauge }

@@ -30,6 +30,20 @@ public struct DestinationStatus: Sendable, Hashable {
     /// The HTTP status of its last failed batch, while ``lastError`` stands (`nil`: none,
     /// or no HTTP answer: a timeout, a refused connection).
     public var lastStatus: Int? = nil
+    /// When its first failed request after its last delivery ended: since when it is
+    /// failing (`nil`: its last request went through, or none failed since the engine
+    /// started). Kept by the ``TrackingObserver``.
+    public var failingSince: Timestamp? = nil
+    /// The share of its last ``failureWindow`` requests (at most) that failed, 0 to 1
+    /// (`nil`: none answered since the engine started). Kept by the ``TrackingObserver``.
+    public var failureRate: Double? = nil
+    /// Events arriving for it per second over the observer's rate window: every event the
+    /// engine accepts is for every destination (`nil`: not known). With
+    /// ``deliveryRate``, what ``drain`` is estimated from.
+    public var inflowRate: Double? = nil
+
+    /// The requests ``failureRate`` is measured over, at most.
+    public static let failureWindow = 20
 
     /// How long events may wait with no delivery before a destination counts as stalled:
     /// 60 s, twelve times the default flush interval and about the default backoff's cap.
@@ -105,11 +119,34 @@ extension DestinationStatus {
         return Timestamp(millisecondsSince1970: from.addingReportingOverflow(threshold.inMilliseconds).partialValue)
     }
 
-    /// Seconds until what is pending is delivered at the recent rate: known only while it
-    /// is sending (`nil` otherwise: a backoff, a pause or offline delivers nothing).
+    /// Whether what is pending is going down, and how soon it is gone: estimated from the
+    /// net rate (``deliveryRate`` minus ``inflowRate``), not from the delivery rate alone,
+    /// which promised a drain while events arrived as fast as they left.
+    public enum Drain: Sendable, Hashable {
+        /// Not known: nothing pending, the rates not measured yet, or not sending (a
+        /// backoff, a pause or offline delivers nothing, and says so itself).
+        case unknown
+        /// Sending, but events arrive at least as fast as they are delivered.
+        case notDraining
+        /// Gone in about this many seconds at the net rate.
+        case seconds(Double)
+    }
+
+    /// The drain estimate, as ``Drain`` says.
+    public var drain: Drain {
+        guard state == .sending, depth > 0, let out = deliveryRate, out.isFinite, out >= 0 else { return .unknown }
+        let inflow = inflowRate.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } ?? 0
+        let net = out - inflow
+        guard net > 0 else { return .notDraining }
+        let seconds = Double(depth) / net
+        return seconds.isFinite ? .seconds(seconds) : .notDraining
+    }
+
+    /// Seconds until what is pending is delivered at the net rate (``drain``); `nil` when
+    /// not known or not draining.
     public var drainSeconds: Double? {
-        guard state == .sending, depth > 0, let rate = deliveryRate, rate.isFinite, rate > 0 else { return nil }
-        return Double(depth) / rate
+        if case .seconds(let seconds) = drain { return seconds }
+        return nil
     }
 
     /// Whether the destination is stalled at `now`: events wait, the oldest has waited

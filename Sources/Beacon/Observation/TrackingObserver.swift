@@ -262,7 +262,10 @@ public actor TrackingObserver {
             if batches.count > historyLimit { batches.removeLast(batches.count - historyLimit) }
             switch record.outcome {
             case .sent:
-                updateDestination(named: record.destination) { $0.lastSuccessAt = time }
+                updateDestination(named: record.destination) {
+                    $0.lastSuccessAt = time
+                    $0.failingSince = nil
+                }
                 current.totals.batchesSent += 1
                 latencies.append(record.duration)
                 current.latency = latencies.latency
@@ -271,8 +274,12 @@ public actor TrackingObserver {
             case .deadLettered, .paused, .filtered: break
             }
             if record.outcome == .retry || record.outcome == .paused {
-                updateDestination(named: record.destination) { $0.lastStatus = record.status }
+                updateDestination(named: record.destination) {
+                    $0.lastStatus = record.status
+                    if $0.failingSince == nil { $0.failingSince = time }
+                }
             }
+            noteRequest(of: record)
             if let error = record.error { current.noteError(error, at: time) }
             current.recentBatches = Array(batches)
         case .destination(var status):
@@ -283,6 +290,9 @@ public actor TrackingObserver {
                 status.oldestPendingAt = status.oldestPendingAt ?? known.oldestPendingAt
                 status.lastSuccessAt = status.lastSuccessAt ?? known.lastSuccessAt
                 status.deliveryRate = status.deliveryRate ?? known.deliveryRate
+                status.failingSince = status.failingSince ?? known.failingSince
+                status.failureRate = status.failureRate ?? known.failureRate
+                status.inflowRate = status.inflowRate ?? known.inflowRate
                 // The failure's status stands as long as its error does.
                 status.lastStatus = status.lastError == nil ? nil : status.lastStatus ?? known.lastStatus
                 current.destinations[index] = status
@@ -387,6 +397,7 @@ public actor TrackingObserver {
             current.rateIn = Double(last.accepted - first.accepted) / seconds
             current.rateOut = Double(last.delivered - first.delivered) / seconds
         }
+        for index in current.destinations.indices { current.destinations[index].inflowRate = current.rateIn }
         if let first = destinationSamples.first, let last = destinationSamples.last, destinationSamples.count > 1 {
             let seconds = tickInterval.inSeconds * Double(destinationSamples.count - 1)
             for index in current.destinations.indices {
@@ -513,6 +524,27 @@ public actor TrackingObserver {
     /// The counters every change of the dead letters moves.
     private var deadLetterMark: [Int] {
         [current.deadLetters, current.totals.deadLettered, current.totals.deadLettersRetried, current.totals.deadLettersPurged]
+    }
+
+    /// Each destination's last requests, failed or not (at most ``DestinationStatus/failureWindow``).
+    private var recentRequests: [String: Deque<Bool>] = [:]
+
+    /// Counts a batch's request in its destination's ``DestinationStatus/failureRate``: a
+    /// retry and a refused credential failed; a delivery, a split and a dead letter were
+    /// answered (a filtered batch sent nothing).
+    private func noteRequest(of record: BatchRecord) {
+        let failed: Bool
+        switch record.outcome {
+        case .filtered: return
+        case .retry, .paused: failed = true
+        case .sent, .split, .deadLettered: failed = false
+        }
+        var window = recentRequests[record.destination] ?? Deque()
+        window.append(failed)
+        if window.count > DestinationStatus.failureWindow { window.removeFirst(window.count - DestinationStatus.failureWindow) }
+        recentRequests[record.destination] = window
+        let rate = Double(window.count(where: { $0 })) / Double(window.count)
+        updateDestination(named: record.destination) { $0.failureRate = rate }
     }
 
     /// Each destination's state as its batcher last reported it.

@@ -58,9 +58,17 @@ extension Renderer {
         if let age = destination.oldestPendingAge(at: snapshot.time) {
             spans.append(Span("oldest \(Format.elapsed(milliseconds: age))", age > DestinationStatus.stallThreshold.inMilliseconds ? .warn : .normal))
         }
-        if let success = destination.lastSuccessAt {
+        if let since = destination.failingSince {
+            // Since when it is failing: its first failed request after its last delivery.
+            let failing = max(0, snapshot.time.millisecondsSince1970 - since.millisecondsSince1970)
+            spans.append(Span("failing for \(Format.elapsed(milliseconds: failing))", .error))
+        } else if let success = destination.lastSuccessAt {
             spans.append(Span("ok \(Format.elapsed(milliseconds: snapshot.time.millisecondsSince1970 - success.millisecondsSince1970)) ago", .dim))
         }
+        if let rate = destination.failureRate, rate > 0 {
+            spans.append(Span("\(Format.percent(rate)) of requests failing", .warn))
+        }
+        if case .notDraining = destination.drain { spans.append(Span("not draining", .warn)) }
         return spans
     }
 }

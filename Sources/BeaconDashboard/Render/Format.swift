@@ -56,6 +56,12 @@ enum Format {
     }
 
     /// Events per second: `0/s`, `2.5/s`, `120/s`, `12.3k/s`, `1.2M/s`.
+    /// A share from 0 to 1 as a whole percent: `30 %` (one not a finite number: `?`).
+    static func percent(_ share: Double) -> String {
+        guard share.isFinite else { return "?" }
+        return "\(Int(exactly: (min(1, max(0, share)) * 100).rounded()) ?? 0) %"
+    }
+
     static func rate(_ perSecond: Double) -> String {
         guard perSecond.isFinite, perSecond > 0 else { return "0/s" }
         if perSecond < 9.95 { return fixed(perSecond, 1) + "/s" }

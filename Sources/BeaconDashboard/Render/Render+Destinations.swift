@@ -65,8 +65,21 @@ extension Renderer {
         if destination.stalled, let since = destination.stalledSince(at: snapshot.time) {
             spans.append(Span("stalled since \(Format.timeOfDay(millisecondsSince1970: since.millisecondsSince1970)) UTC  ", .error))
         }
-        if let drain = destination.drainSeconds, let milliseconds = Int64(exactly: (min(drain, 1e9) * 1000).rounded()) {
-            spans.append(Span("drains in ~\(Format.elapsed(milliseconds: milliseconds))  "))
+        if let since = destination.failingSince {
+            spans.append(Span("failing since \(Format.timeOfDay(millisecondsSince1970: since.millisecondsSince1970)) UTC  ", .error))
+        }
+        if let rate = destination.failureRate, rate > 0 {
+            spans.append(Span("\(Format.percent(rate)) of the last requests failed  ", .warn))
+        }
+        switch destination.drain {
+        case .seconds(let drain):
+            if let milliseconds = Int64(exactly: (min(drain, 1e9) * 1000).rounded()) {
+                spans.append(Span("drains in ~\(Format.elapsed(milliseconds: milliseconds))  "))
+            }
+        case .notDraining:
+            spans.append(Span("not draining: events arrive as fast as they leave  ", .warn))
+        case .unknown:
+            break
         }
         if destination.lastError == nil, let success = destination.lastSuccessAt {
             spans.append(Span("ok \(Format.elapsed(milliseconds: snapshot.time.millisecondsSince1970 - success.millisecondsSince1970)) ago  ", .dim))

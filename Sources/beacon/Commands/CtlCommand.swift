@@ -54,7 +54,8 @@ struct CtlCommand: AsyncParsableCommand {
         Print the engine's answer as JSON. With status: policy, batchSize, offline, depth, deadLetters, queue (events, \
         bytes, maxEvents, maxBytes, full, whenFull: drop oldest or refuse new), destinations with name, state, paused, pausedBy, pending, oldestPendingAge in \
         seconds, lastSuccessAt, stalled, endpoint, code (starting, idle, sending, backing_off, paused_operator, paused_credentials, \
-        offline), nextRetryAt, consecutiveFailures, lastError, lastStatus, deliveryRate, drainSeconds, stalledSince, sinceStart \
+        offline), nextRetryAt, consecutiveFailures, lastError, lastStatus, deliveryRate, drainSeconds (at the net rate), \
+        draining, failingSince, failureRate (of the last 20 requests), stalledSince, sinceStart \
         (delivered, deadLettered, dropped); totals (refused: at the bound, since the engine started); rates (accepted, \
         delivered: events per second lately, the console's in and out); commands. \
         With pause: paused, recorded (false when the store could not record the pause) and a warning. With retry-now: \
@@ -200,6 +201,12 @@ struct CtlCommand: AsyncParsableCommand {
     }
 
     /// A rate with one decimal (`12.5/s`); one that is not a finite number of at least zero as `0/s`.
+    /// A share from 0 to 1 as a whole percent (`30 %`); one not a finite number as `?`.
+    static func percent(_ share: Double) -> String {
+        guard share.isFinite else { return "?" }
+        return "\(Int(exactly: min(100, max(0, share * 100)).rounded()) ?? 0) %"
+    }
+
     static func perSecond(_ rate: Double) -> String {
         guard rate.isFinite, rate > 0 else { return "0/s" }
         return String(format: "%.1f/s", rate)
@@ -237,6 +244,11 @@ struct CtlCommand: AsyncParsableCommand {
             if let success = destination.lastSuccessAt { notes.append("last success \(PrintableText.line(success))") }
             if destination.stalled { notes.append("STALLED" + (destination.stalledSince.map { " since \(PrintableText.line($0))" } ?? "")) }
             if let drain = destination.drainSeconds, drain.isFinite { notes.append("drains in ~\(Int64(exactly: drain.rounded(.up)).map(String.init) ?? "?") s") }
+            if destination.draining == false { notes.append("not draining (events arrive as fast as they leave)") }
+            if let since = destination.failingSince { notes.append("failing since \(PrintableText.line(since))") }
+            if let rate = destination.failureRate, rate.isFinite, rate > 0 {
+                notes.append("\(Self.percent(rate)) of recent requests failed")
+            }
             if let next = destination.nextRetryAt { notes.append("next retry \(PrintableText.line(next))") }
             if destination.consecutiveFailures > 0 {
                 notes.append("\(destination.consecutiveFailures) failure\(destination.consecutiveFailures == 1 ? "" : "s") in a row")

@@ -161,6 +161,10 @@ final class MonitorAttachment: Sendable {
             attached.destinations[index].stalled = destination.stalled
             // The engine's rate, or none: not the store's, derived apart (blank when unknown).
             attached.destinations[index].deliveryRate = destination.deliveryRate.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            // Every event the engine accepts is for every destination: its inflow.
+            attached.destinations[index].inflowRate = report.rates.flatMap { $0.accepted.isFinite && $0.accepted >= 0 ? $0.accepted : nil }
+            attached.destinations[index].failingSince = destination.failingSince.flatMap { Timestamp(iso8601: $0) }
+            attached.destinations[index].failureRate = destination.failureRate.flatMap { $0.isFinite ? min(1, max(0, $0)) : nil }
         }
         return attached
     }

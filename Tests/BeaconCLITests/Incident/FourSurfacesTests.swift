@@ -1,4 +1,5 @@
 import BeaconTesting
+import BeaconWire
 import Foundation
 import Testing
 
@@ -26,6 +27,9 @@ extension ProcessHeavy {
             /// Events per second in and out, and each destination's (absent: unknown).
             var rateIn = -1.0, rateOut = -1.0
             var destinationRates: [String: Double] = [:]
+            /// Each destination's share of failed requests and since when it fails (ISO 8601).
+            var failureRates: [String: Double] = [:]
+            var failingSince: [String: String] = [:]
 
             init(_ status: [String: Any]) {
                 depth = status["depth"] as? Int ?? -1
@@ -47,6 +51,8 @@ extension ProcessHeavy {
                     destinationRates[name] = (destination["deliveryRate"] as? NSNumber)?.doubleValue
                     pending[name] = destination["pending"] as? Int ?? -1
                     deliveredSinceStart[name] = (destination["sinceStart"] as? [String: Any])?["delivered"] as? Int ?? -1
+                    failureRates[name] = (destination["failureRate"] as? NSNumber)?.doubleValue
+                    failingSince[name] = destination["failingSince"] as? String
                 }
             }
 
@@ -54,7 +60,8 @@ extension ProcessHeavy {
                 "depth \(depth) (queue \(queueEvents)), dead letters \(deadLetters), full \(full), sent \(batchesSent) batches, "
                     + "retried \(retried), dead-lettered \(deadLettered), delivered \(delivered) of \(accepted), "
                     + "pending \(pending.sorted { $0.key < $1.key }), delivered since start \(deliveredSinceStart.sorted { $0.key < $1.key }), "
-                    + "in \(rateIn)/s, out \(rateOut)/s, per destination \(destinationRates.sorted { $0.key < $1.key })"
+                    + "in \(rateIn)/s, out \(rateOut)/s, per destination \(destinationRates.sorted { $0.key < $1.key }), "
+                    + "failure rates \(failureRates.sorted { $0.key < $1.key }), failing since \(failingSince.sorted { $0.key < $1.key })"
             }
         }
 
@@ -170,6 +177,16 @@ extension ProcessHeavy {
                           before.deliveredSinceStart[name] ?? -1)
                     check("/metrics \(name) pending", prometheusValue(metrics, "beacon_engine_pending_events", destination: name),
                           before.pending[name] ?? -1)
+                    // The observer's health figures: the share of failed requests, and since when.
+                    let ratio = prometheusValue(metrics, "beacon_engine_request_failure_ratio", destination: name)
+                    if ratio != (before.failureRates[name] ?? 0) {
+                        found.append("/metrics \(name) failure ratio \(ratio.map { String($0) } ?? "absent"), ctl \(before.failureRates[name] ?? 0)")
+                    }
+                    let since = prometheusValue(metrics, "beacon_engine_failing_since_timestamp_seconds", destination: name)
+                    let expected = before.failingSince[name].flatMap { Timestamp(iso8601: $0) }.map { Double($0.millisecondsSince1970) / 1000 } ?? 0
+                    if let since, abs(since - expected) < 0.001 {} else {
+                        found.append("/metrics \(name) failing since \(since.map { String($0) } ?? "absent"), ctl \(before.failingSince[name] ?? "none")")
+                    }
                 }
                 check("/metrics dead letters", Self.plainValue(metrics, "beacon_engine_dead_letters"), before.deadLetters)
                 check("/metrics queue events", Self.plainValue(metrics, "beacon_engine_queue_events"), before.queueEvents)
@@ -204,6 +221,8 @@ extension ProcessHeavy {
             let figures = Figures(try await Self.status(store))
             #expect(figures.deliveredSinceStart["main"] == 2_000 && figures.deliveredSinceStart["backup"] == 0, "\(figures)")
             #expect(figures.batchesSent >= 200, "\(figures)")
+            #expect(figures.failureRates["backup"] == 1 && figures.failingSince["backup"] != nil, "backup is down: \(figures)")
+            #expect(figures.failingSince["main"] == nil, "main's last request went through: \(figures)")
             try tmux.press("q")
             #expect(try await tmux.waitForExit() == 0)
         }

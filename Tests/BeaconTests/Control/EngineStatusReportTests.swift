@@ -74,19 +74,33 @@ struct EngineStatusReportTests {
         #expect(EngineStatusReport(json: json) == nil)
     }
 
-    @Test("time to drain at the recent rate, and since when a destination is stalled")
+    @Test("time to drain as the observer estimates it, and since when a destination is stalled")
     func drainAndStall() throws {
         let at = Timestamp(millisecondsSince1970: 1_000_000_000)
+        var sending = DestinationStatus(name: "main", endpoint: "e", depth: 22_500, state: .sending)
+        sending.deliveryRate = 600
+        sending.inflowRate = 100
         let destination = EngineStatusReport.Destination(
             name: "main", endpoint: nil, state: .sending, pending: 22_500, oldestPendingAge: 90, lastSuccessAt: nil, stalled: true,
-            consecutiveFailures: 0, lastError: nil, deliveryRate: 500, stalledSince: at)
-        #expect(destination.drainSeconds == 45)
+            consecutiveFailures: 0, lastError: nil, deliveryRate: 600, stalledSince: at, drain: sending.drain,
+            failingSince: at, failureRate: 0.3)
+        #expect(destination.drainSeconds == 45, "22,500 at a net 500/s")
+        #expect(destination.draining == true)
         #expect(destination.stalledSince == at.iso8601)
-        for rate in [nil, 0, -1, .nan, .infinity] as [Double?] {
+        #expect(destination.failingSince == at.iso8601)
+        #expect(destination.failureRate == 0.3)
+        // The report takes the observer's estimate and makes none of its own.
+        for (drain, draining) in [(DestinationStatus.Drain.unknown, nil), (.notDraining, false)] as [(DestinationStatus.Drain, Bool?)] {
             let still = EngineStatusReport.Destination(
-                name: "x", endpoint: nil, state: .idle, pending: 10, oldestPendingAge: nil, lastSuccessAt: nil, stalled: false,
-                consecutiveFailures: 0, lastError: nil, deliveryRate: rate)
-            #expect(still.drainSeconds == nil, "rate \(String(describing: rate)): no time to drain")
+                name: "x", endpoint: nil, state: .sending, pending: 10, oldestPendingAge: nil, lastSuccessAt: nil, stalled: false,
+                consecutiveFailures: 0, lastError: nil, deliveryRate: 500, drain: drain)
+            #expect(still.drainSeconds == nil && still.draining == draining, "\(drain)")
+        }
+        for rate in [-1, .nan, .infinity, 7] as [Double] {
+            let odd = EngineStatusReport.Destination(
+                name: "x", endpoint: nil, state: .sending, pending: 10, oldestPendingAge: nil, lastSuccessAt: nil, stalled: false,
+                consecutiveFailures: 0, lastError: nil, deliveryRate: 1, failureRate: rate)
+            #expect(odd.failureRate.map { $0 >= 0 && $0 <= 1 } ?? true, "a share out of range is clamped or dropped: \(rate)")
         }
         // An engine from before these fields: its report still reads, with them unknown.
         guard case .object(var members) = Self.report([.idle]).json,

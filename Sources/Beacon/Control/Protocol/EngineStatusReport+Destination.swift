@@ -27,8 +27,16 @@ extension EngineStatusReport {
         public var lastStatus: Int?
         /// Events delivered to it per second lately.
         public var deliveryRate: Double?
-        /// Seconds until `pending` is delivered at that rate (while it is sending).
+        /// Seconds until `pending` is delivered at the net rate (delivered minus arriving),
+        /// while it is sending and draining.
         public var drainSeconds: Double?
+        /// While sending with events pending and the rates known: whether they go down
+        /// (`false`: events arrive at least as fast as they are delivered). `nil`: not known.
+        public var draining: Bool?
+        /// When its first failed request after its last delivery ended (`nil`: not failing).
+        public var failingSince: String?
+        /// The share of its last requests (at most 20) that failed, 0 to 1 (`nil`: none yet).
+        public var failureRate: Double?
         /// When it became stalled, while it is.
         public var stalledSince: String?
         /// Its events since this engine started (absent from an engine before 0.6.0):
@@ -79,7 +87,8 @@ extension EngineStatusReport {
         public init(
             name: String, endpoint: String?, state: DestinationStatus.State, pending: Int, oldestPendingAge: Double?,
             lastSuccessAt: Timestamp?, stalled: Bool, consecutiveFailures: Int, lastError: String?, deliveryRate: Double?,
-            stalledSince: Timestamp? = nil, lastStatus: Int? = nil, sinceStart: Counts? = nil
+            stalledSince: Timestamp? = nil, lastStatus: Int? = nil, sinceStart: Counts? = nil,
+            drain: DestinationStatus.Drain = .unknown, failingSince: Timestamp? = nil, failureRate: Double? = nil
         ) {
             self.name = name
             self.endpoint = endpoint
@@ -98,9 +107,16 @@ extension EngineStatusReport {
             self.stalledSince = stalledSince?.iso8601
             self.sinceStart = sinceStart
             self.lastStatus = lastError == nil ? nil : lastStatus
-            if state == .sending, pending > 0, let deliveryRate, deliveryRate.isFinite, deliveryRate > 0 {
-                self.drainSeconds = Double(pending) / deliveryRate
+            // The observer's estimate (``DestinationStatus/drain``), not one of its own.
+            switch drain {
+            case .unknown: break
+            case .notDraining: self.draining = false
+            case .seconds(let seconds):
+                self.draining = true
+                self.drainSeconds = seconds
             }
+            self.failingSince = failingSince?.iso8601
+            self.failureRate = failureRate.flatMap { $0.isFinite ? min(1, max(0, $0)) : nil }
         }
 
         /// Every field, an unknown one as `null` (scripts find each key in every answer).
@@ -122,6 +138,9 @@ extension EngineStatusReport {
             try container.encode(lastStatus, forKey: .lastStatus)
             try container.encode(deliveryRate, forKey: .deliveryRate)
             try container.encode(drainSeconds, forKey: .drainSeconds)
+            try container.encode(draining, forKey: .draining)
+            try container.encode(failingSince, forKey: .failingSince)
+            try container.encode(failureRate, forKey: .failureRate)
             try container.encode(stalledSince, forKey: .stalledSince)
             try container.encode(sinceStart, forKey: .sinceStart)
         }
