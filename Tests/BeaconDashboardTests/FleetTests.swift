@@ -52,6 +52,29 @@ import Testing
         #expect(FleetRow(name: "x", snapshot: quiet).condition == .starting, "none reported yet: the engine is starting")
     }
 
+    /// Issue 42, finding 3: two destinations, main down and backup delivering 20/s while
+    /// failing 30 % of its requests: the row said `out 0/s` and no failing destination.
+    @Test func outAndFailingCountEveryDestination() {
+        var snapshot = Fixtures.steady()
+        snapshot.rateOut = 0  // nothing every destination is done with leaves the queue
+        snapshot.destinations = [
+            DestinationStatus(name: "main", endpoint: "e", depth: 900, state: .backingOff(until: Timestamp(millisecondsSince1970: Fixtures.t0 + 5_000))),
+            DestinationStatus(name: "backup", endpoint: "e", depth: 0, state: .sending),
+        ]
+        snapshot.destinations[0].deliveryRate = 0
+        snapshot.destinations[1].deliveryRate = 20
+        snapshot.destinations[1].failureRate = 0.3
+        let row = FleetRow(name: "x", snapshot: snapshot)
+        #expect(row.rateOut == 20, "what the destinations deliver")
+        #expect(row.failing == ["main", "backup"], "backup fails 30 % of its requests")
+        snapshot.destinations[1].failureRate = 0.05
+        #expect(FleetRow(name: "x", snapshot: snapshot).failing == ["main"], "one failure in twenty: not failing")
+        snapshot.destinations[1].failingSince = Timestamp(millisecondsSince1970: Fixtures.t0)
+        #expect(FleetRow(name: "x", snapshot: snapshot).failing == ["main", "backup"], "its last request failed")
+        snapshot.destinations[1].deliveryRate = nil
+        #expect(FleetRow(name: "x", snapshot: snapshot).rateOut == 0, "a rate not known: the queue's")
+    }
+
     @Test func theListAt80x24() throws {
         let grid = DashboardRenderer.renderFleet(snapshots: Self.snapshots(), state: Self.state(), size: (80, 24))
         let text = grid.text

@@ -14,12 +14,20 @@ public struct FleetRow: Sendable, Hashable {
     /// The oldest pending event's age, in milliseconds, over every destination.
     public var oldestPending: Int64?
     /// Events in and out per second; `nil` when the engine is lost or none serves the store.
+    /// Out counts every destination's deliveries (an event sent to two counts twice), as
+    /// their own rates say: the queue's rate out counts only events every destination is
+    /// done with, and read 0/s while a backup delivered 20/s beside a main that was down.
     public var rateIn: Double?
     public var rateOut: Double?
     /// Dead letters held.
     public var deadLetters: Int?
-    /// Destinations failing now (backing off, stalled, paused for credentials).
+    /// Destinations failing now: backing off, stalled, paused for credentials, whose last
+    /// request failed, or with at least ``failingShare`` of their recent requests failed.
     public var failing: [String]
+
+    /// The share of recent requests failed from which a destination counts as failing
+    /// (a destination that fails 30 % of its requests is, though it delivers between).
+    public static let failingShare = 0.1
 
     /// What an engine is doing, in order of how much it needs an operator.
     public enum Condition: Sendable, Hashable {
@@ -61,7 +69,8 @@ public struct FleetRow: Sendable, Hashable {
         deadLetters = snapshot.deadLetters
         oldestPending = snapshot.destinations.compactMap { $0.oldestPendingAge(at: snapshot.time) }.max()
         failing = snapshot.destinations.filter { destination in
-            if destination.stalled { return true }
+            if destination.stalled || destination.failingSince != nil { return true }
+            if let rate = destination.failureRate, rate >= Self.failingShare { return true }
             switch destination.state {
             case .backingOff, .paused: return true
             case .starting, .idle, .sending, .pausedByOperator, .offline: return false
@@ -70,7 +79,12 @@ public struct FleetRow: Sendable, Hashable {
         let answers = snapshot.engineLostAt == nil && !snapshot.isReadOnlyMonitor
         if answers {
             rateIn = snapshot.rateIn
-            rateOut = snapshot.rateOut
+            let rates = snapshot.destinations.map(\.deliveryRate)
+            if rates.count > 1, rates.allSatisfy({ $0 != nil }) {
+                rateOut = rates.reduce(0) { $0 + max(0, $1 ?? 0) }
+            } else {
+                rateOut = snapshot.rateOut
+            }
         }
         let states = snapshot.destinations.map(\.state)
         if let lost = snapshot.engineLostAt {
