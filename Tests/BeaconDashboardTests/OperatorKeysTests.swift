@@ -1,5 +1,6 @@
 import Beacon
 import BeaconDashboard
+import BeaconWire
 import Testing
 
 /// The operator's keys: pause and resume a destination, and the dead-letter view (select,
@@ -121,9 +122,18 @@ import Testing
         #expect(script.press(.character("R")) == [])
         #expect(script.state.message?.text == "retry primary now on the live engine? y confirms, any other key cancels")
         #expect(script.press(.character("y")) == [.retryNow(destination: "primary")])
-        #expect(script.state.message?.text == "retry now: ending primary's backoff")
+        // Issue 42, finding 10: it said "ending primary's backoff" of a destination sending.
+        #expect(script.state.message?.text == "retry now: primary is not backing off; nothing to cut short")
         script.press(.tab)
         #expect(script.press(.character("R"), .character("y")) == [.retryNow(destination: "warehouse")])
+        #expect(script.state.message?.text == "retry now: warehouse is paused, not backing off (P resumes it)")
+        var backingOff = snapshot
+        backingOff.destinations[0].state = .backingOff(until: Timestamp(millisecondsSince1970: Fixtures.t0 + 5_000))
+        script.state.observe(backingOff)
+        script.press(.tab, .tab)
+        #expect(script.state.selectedDestinationName == "primary")
+        #expect(script.press(.character("R"), .character("y")) == [.retryNow(destination: "primary")])
+        #expect(script.state.message?.text == "retry now: ending primary's backoff")
         var monitor = DashboardState(mode: .monitor)
         monitor.observe(snapshot)
         var readOnly = KeyScript(monitor)

@@ -150,7 +150,15 @@ public enum DashboardReducer {
                 state.message = StatusMessage("no destination to retry yet", severity: .warning)
                 return []
             }
-            state.message = StatusMessage("retry now: ending \(name)'s backoff")
+            // What the key asks for, as the destination was last seen: a backoff to end, or
+            // none (the engine answers either way; a pause stays, `P` lifts it).
+            if state.backingOffDestinations.contains(name) {
+                state.message = StatusMessage("retry now: ending \(name)'s backoff")
+            } else if state.stoppedDestinations.contains(name) {
+                state.message = StatusMessage("retry now: \(name) is paused, not backing off (P resumes it)", severity: .warning)
+            } else {
+                state.message = StatusMessage("retry now: \(name) is not backing off; nothing to cut short", severity: .warning)
+            }
             return [.retryNow(destination: name)]
         default:
             break

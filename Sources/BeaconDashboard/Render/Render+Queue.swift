@@ -7,7 +7,8 @@ extension Renderer {
         let statsWidth = min(26, width / 2)
         let graphWidth = width - statsWidth - 2
         let samples = Array(snapshot.depthHistory.suffix(max(0, graphWidth)))
-        let peak = samples.max() ?? 0
+        // The depth now counts too: a sample is a tick old ("peak 29" beside a depth of 37).
+        let peak = max(samples.max() ?? 0, snapshot.depth)
         let detail = samples.isEmpty ? "" : "· last \(samples.count)s · peak \(Format.count(peak))"
         drawSectionTitle("Queue depth", detail: detail, y: y)
         drawGraph(samples, peak: peak, x: 1, y: y + 1, width: graphWidth, rows: graphRows)

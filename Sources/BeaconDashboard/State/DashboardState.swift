@@ -46,6 +46,10 @@ public struct DashboardState: Sendable, Hashable {
     public var destinationNames: [String] = []
     /// The destinations paused by the operator, as last seen (so `P` knows what to toggle).
     public var pausedDestinations: Set<String> = []
+    /// The destinations backing off, and those paused either way, as last seen (so `R`
+    /// says what it asks for).
+    public var backingOffDestinations: Set<String> = []
+    public var stoppedDestinations: Set<String> = []
     /// The listed dead letters' ids, newest first, as last seen (those the search finds).
     public var deadLetterIDs: [Int64] = []
     /// Set when this engine is open from the fleet list (`beacon monitor` with several
@@ -106,6 +110,8 @@ public struct DashboardState: Sendable, Hashable {
         isReadOnlySnapshot = snapshot.isReadOnlyMonitor
         destinationNames = snapshot.destinations.map(\.name)
         pausedDestinations = Set(snapshot.destinations.filter { $0.state == .pausedByOperator }.map(\.name))
+        backingOffDestinations = Set(snapshot.destinations.filter { $0.state.nextRetryAt != nil }.map(\.name))
+        stoppedDestinations = Set(snapshot.destinations.filter(\.state.isPaused).map(\.name))
         if selectedDestination >= destinationNames.count { selectedDestination = 0 }
         deadLetterCount = snapshot.deadLetters
         listDeadLetters(workbench.letters(in: snapshot).letters)
