@@ -61,6 +61,26 @@ import Testing
         #expect(script.press(.character("f"), .character("y")) == [.flush])
     }
 
+    /// Issue 42, finding 7: a store no engine serves said "'f' works in beacon demo only"
+    /// (an agent's or an app's engine takes it, and `beacon ctl`), and its header counted
+    /// "1 paused, 1 idle" while the rows said unknown.
+    @Test func aStoreNoEngineServesSaysWhatItKnows() {
+        var snapshot = Fixtures.twoDestinations()
+        snapshot.isReadOnlyMonitor = true
+        var state = DashboardState(mode: .monitor)
+        state.observe(snapshot)
+        var script = KeyScript(state)
+        #expect(script.press(.character("f")) == [])
+        let text = script.state.message?.text ?? ""
+        #expect(text.contains("needs a serving engine") && !text.contains("demo only"), "\(text)")
+        #expect(script.press(.character("b")) == [])
+        #expect(script.state.message?.text.contains("works in beacon demo only") == true, "the demo's own knob")
+        let screen = DashboardRenderer.render(snapshot: snapshot, state: script.state, size: (80, 24)).text
+        let header = screen.split(separator: "\n").prefix(3).joined(separator: "\n")
+        #expect(header.contains("1 paused by operator, 2 unknown (no engine)"), "\(header)")
+        #expect(!header.contains("idle") && !header.contains("sending"), "\(header)")
+    }
+
     @Test(arguments: ["b", "B", "[", "]", "r", "c", "s"] as [Character])
     func demoKeysAreRefusedWithAMessage(key: Character) {
         var script = KeyScript(DashboardState(mode: .attached))

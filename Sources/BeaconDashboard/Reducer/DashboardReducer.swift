@@ -172,8 +172,13 @@ public enum DashboardReducer {
             return []
         }
         if state.mode == .monitor || (state.mode == .attached && state.isReadOnlySnapshot) {
-            state.message = StatusMessage(
-                "read-only monitor: '\(character)' (\(command.label)) works in beacon demo only", severity: .warning)
+            // The demo's knobs are the demo's; the engine's keys work on any serving engine
+            // (an agent, an app's engine: this monitor attaches, and `beacon ctl` does the same).
+            let text = command.isDemoOnly
+                ? "read-only monitor: '\(character)' (\(command.label)) works in beacon demo only"
+                : "read-only monitor: '\(character)' (\(command.label)) needs a serving engine (start one on this store; "
+                    + "the monitor attaches, and beacon ctl does the same)"
+            state.message = StatusMessage(text, severity: .warning)
             return []
         }
         if state.mode == .attached && command.isDemoOnly {

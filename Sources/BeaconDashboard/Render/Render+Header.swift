@@ -100,6 +100,14 @@ extension Renderer {
         case 1:
             return describe(snapshot.destinations[0])
         default:
+            // Read from a store no engine serves: only an operator's pause is recorded there,
+            // as the rows show; the rest is not known (it read "1 paused, 1 idle" after a kill -9).
+            if isMonitor {
+                let paused = snapshot.destinations.count { $0.state == .pausedByOperator }
+                let unknown = snapshot.destinations.count - paused
+                let lost = snapshot.engineLostAt == nil ? "no engine" : "engine lost"
+                return Span((paused > 0 ? "\(paused) paused by operator, " : "") + "\(unknown) unknown (\(lost))", .dim)
+            }
             // How many are in each state, worst first: "0 of 2 busy" hid a backoff.
             let states = snapshot.destinations.map(\.state)
             let counts: [(String, Int)] = [
