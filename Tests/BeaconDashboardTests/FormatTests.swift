@@ -53,5 +53,14 @@ import Testing
         #expect(Format.rate(120.4) == "120/s")
         #expect(Format.rate(12_345) == "12.3k/s")
         #expect(Format.rate(2_500_000) == "2.5M/s")
+        // From outside (an engine's status, a damaged store): never a trap.
+        for rate in [1e300, .greatestFiniteMagnitude, 9.3e18, 1e9, .infinity, -1e300] {
+            let text = Format.rate(rate)
+            #expect(!text.isEmpty && DisplayWidth.of(text) <= 8, "\(rate): \(text)")
+        }
+        #expect(Format.rate(1e300) == ">1G/s")
+        #expect(Format.fixed(1e300, 1).hasPrefix("922337203685477580"), "saturated, not trapped")
+        #expect(Format.fixed(-.greatestFiniteMagnitude, 0).hasPrefix("-"))
+        #expect(Format.percent(.nan) == "?" && Format.percent(7) == "100 %" && Format.percent(-1) == "0 %")
     }
 }

@@ -58,6 +58,37 @@ import Testing
         try expectGolden("dead-letter-purge-confirm-80x24", Fixtures.deadLetters(), state, 80, 24)
     }
 
+    /// `n`: the event names, the busiest first, with the longest values the engine gives
+    /// (a name cut at 128 bytes, counts near Int.max, a share under 1 %), then the same
+    /// view on a store no engine serves.
+    @Test func eventNamesView() throws {
+        var snapshot = Fixtures.steady()
+        snapshot.eventNames = [
+            EngineSnapshot.EventName(name: "page_view", count: 1_234_567, rate: 812.4),
+            EngineSnapshot.EventName(name: String(repeating: "Checkout Step Completed ", count: 6), count: 98_765, rate: 42.5),
+            EngineSnapshot.EventName(name: "signup", count: 1_204, rate: 0.4),
+            EngineSnapshot.EventName(name: "(no name)", count: 3, rate: nil),
+        ] + (0..<6).map { EngineSnapshot.EventName(name: "feature_\($0)_used", count: 900 - $0, rate: 1) }
+        snapshot.otherEventNames = 55_000
+        var state = Fixtures.demoState()
+        state.observe(snapshot)
+        state = DashboardReducer.reduce(state, .character("n")).0
+        #expect(state.view == .eventNames)
+        try expectGolden("event-names-80x24", snapshot, state, 80, 24)
+        var huge = snapshot
+        huge.eventNames = [EngineSnapshot.EventName(name: "flood", count: .max - 10, rate: 1e300)]
+        huge.otherEventNames = .max
+        let grid = DashboardRenderer.render(snapshot: huge, state: state, size: (80, 24))
+        #expect(grid.text.contains("flood"), "\(grid.text)")
+        var unserved = Fixtures.deadLetters()
+        unserved.isReadOnlyMonitor = true
+        var monitor = DashboardState(mode: .monitor)
+        monitor.observe(unserved)
+        monitor = DashboardReducer.reduce(monitor, .character("n")).0
+        try expectGolden("event-names-monitor-80x24", unserved, monitor, 80, 24)
+        #expect(DashboardReducer.reduce(monitor, .character("n")).0.view == .main, "n closes it")
+    }
+
     /// The read-only monitor's dead-letter view: the list, and keys that say they need an engine.
     @Test func deadLetterViewReadOnly() throws {
         var snapshot = Fixtures.deadLetters()

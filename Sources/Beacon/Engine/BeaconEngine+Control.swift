@@ -165,6 +165,8 @@ extension BeaconEngine {
             dropped: totals.dropped)
         report.totals?.refused = totals.refused
         report.rates = EngineStatusReport.Rates(accepted: snapshot.rateIn, delivered: snapshot.rateOut)
+        report.eventNames = snapshot.eventNames.map { EngineStatusReport.EventName(name: $0.name, count: $0.count, rate: $0.rate) }
+        report.otherEventNames = snapshot.otherEventNames
         return report
     }
 }

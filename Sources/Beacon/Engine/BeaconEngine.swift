@@ -74,12 +74,13 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
         let endpoint = destinations.count == 1
             ? destinations[0].sender.endpointDescription : "\(destinations.count) destinations"
         let facts = StoreFactsReader(queue: queue, logger: logger)
+        let names = EventNameCounter()
         let observer = TrackingObserver(
             settings: settings, depth: queue.depth, storePath: queue.location,
             endpoint: endpoint, depthProvider: { queue.depth }, sleep: observerSleep,
             oldestPendingProvider: { await facts.oldestPending() },
             deadLettersProvider: { await facts.deadLetters() }, wallClock: wallClock, queueBounds: queue.bounds,
-            queueFacts: queue.facts(wake: .notForCommits))
+            queueFacts: queue.facts(wake: .notForCommits), eventNamesProvider: { names.current })
         self.queue = queue
         startDepth = queue.depth
         self.settings = store
@@ -87,7 +88,7 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
         self.logger = logger
         let filter = EventFilter()
         self.filter = filter
-        self.tracker = Tracker(queue: queue, validator: validator, observer: observer, filter: filter)
+        self.tracker = Tracker(queue: queue, validator: validator, observer: observer, filter: filter, eventNames: names)
         self.destinations = destinations
         self.batchers = destinations.map { destination in
             Batcher(

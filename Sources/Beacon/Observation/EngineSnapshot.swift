@@ -84,6 +84,30 @@ public struct EngineSnapshot: Sendable, Hashable {
     /// Where remote configuration stands; `nil` when no ``RemoteConfigSyncer`` reports to
     /// this engine's observer.
     public var remoteConfig: RemoteConfigSummary?
+    /// The names this engine accepted most events under since it started, the busiest
+    /// first (at most ``eventNameLimit``; empty when the engine does not count them, as
+    /// for a store another process serves), and the events the rest account for.
+    public var eventNames: [EventName] = []
+    public var otherEventNames: Int = 0
+
+    /// Names a snapshot lists at most.
+    public static let eventNameLimit = 10
+
+    /// One name's events since the engine started.
+    public struct EventName: Sendable, Hashable {
+        public var name: String
+        /// Events accepted under it (over by at most what its place in a bounded count
+        /// inherited: ``EventNameCounts``).
+        public var count: Int
+        /// Events per second lately (`nil`: not measured yet).
+        public var rate: Double?
+
+        public init(name: String, count: Int, rate: Double? = nil) {
+            self.name = name
+            self.count = count
+            self.rate = rate
+        }
+    }
 
     /// Counts since the engine started.
     public struct Totals: Sendable, Hashable {

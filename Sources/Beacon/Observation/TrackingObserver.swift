@@ -67,6 +67,10 @@ public actor TrackingObserver {
     private let oldestPendingProvider: (@Sendable () async -> [String: Timestamp]?)?
     private let deadLettersProvider: (@Sendable () async -> [DeadLetterSummary]?)?
     private let wallClock: @Sendable () -> Timestamp
+    /// The tracker's counts per event name (``Tracker/eventNames``), read on every tick.
+    private let eventNamesProvider: (@Sendable () -> EventNameCounts)?
+    /// The listed names' counts, one sample per tick (as ``rateSamples``).
+    private var nameSamples = Deque<[String: Int]>()
     /// How long events may wait with no delivery before a destination is marked stalled.
     public let stallThreshold: Duration
 
@@ -97,9 +101,10 @@ public actor TrackingObserver {
         deadLettersProvider: (@Sendable () async -> [DeadLetterSummary]?)? = nil,
         wallClock: @escaping @Sendable () -> Timestamp = { .now() },
         stallThreshold: Duration = DestinationStatus.stallThreshold, queueBounds: QueueBounds? = nil,
-        queueFacts: QueueFacts? = nil
+        queueFacts: QueueFacts? = nil, eventNamesProvider: (@Sendable () -> EventNameCounts)? = nil
     ) {
         self.queueFacts = queueFacts
+        self.eventNamesProvider = eventNamesProvider
         self.oldestPendingProvider = oldestPendingProvider
         self.deadLettersProvider = deadLettersProvider
         self.wallClock = wallClock
@@ -398,6 +403,7 @@ public actor TrackingObserver {
             current.rateOut = Double(last.delivered - first.delivered) / seconds
         }
         for index in current.destinations.indices { current.destinations[index].inflowRate = current.rateIn }
+        if let eventNamesProvider { sampleEventNames(eventNamesProvider()) }
         if let first = destinationSamples.first, let last = destinationSamples.last, destinationSamples.count > 1 {
             let seconds = tickInterval.inSeconds * Double(destinationSamples.count - 1)
             for index in current.destinations.indices {
@@ -524,6 +530,21 @@ public actor TrackingObserver {
     /// The counters every change of the dead letters moves.
     private var deadLetterMark: [Int] {
         [current.deadLetters, current.totals.deadLettered, current.totals.deadLettersRetried, current.totals.deadLettersPurged]
+    }
+
+    /// Lists the busiest names with their rates over the rate window (a name new to the
+    /// list has no rate until it was listed at the window's start).
+    private func sampleEventNames(_ counts: EventNameCounts) {
+        let top = counts.top(EngineSnapshot.eventNameLimit)
+        nameSamples.append(Dictionary(top.map { ($0.name, $0.count) }, uniquingKeysWith: max))
+        if nameSamples.count > rateWindow + 1 { nameSamples.removeFirst() }
+        let seconds = tickInterval.inSeconds * Double(max(1, nameSamples.count - 1))
+        let first = nameSamples.count > 1 ? nameSamples.first : nil
+        current.eventNames = top.map { entry in
+            let rate = first?[entry.name].flatMap { before in entry.count >= before ? Double(entry.count - before) / seconds : nil }
+            return EngineSnapshot.EventName(name: entry.name, count: entry.count, rate: rate)
+        }
+        current.otherEventNames = counts.other(beyond: EngineSnapshot.eventNameLimit)
     }
 
     /// Each destination's last requests, failed or not (at most ``DestinationStatus/failureWindow``).

@@ -27,7 +27,9 @@ extension Tracker {
         switch try admit(event) {
         case .filtered(let receipt): return receipt
         case .append(let pending):
-            return TrackReceipt(messageId: event.messageId, ticket: await queue.appendSuspending(pending), queue: queue)
+            let ticket = await queue.appendSuspending(pending)
+            countAccepted(CollectionOfOne(pending.name))
+            return TrackReceipt(messageId: event.messageId, ticket: ticket, queue: queue)
         }
     }
 
@@ -42,6 +44,7 @@ extension Tracker {
         pending.reserveCapacity(events.count)
         for case .append(let event) in admitted { pending.append(event) }
         var tickets = await queue.appendSuspending(contentsOf: pending).makeIterator()
+        countAccepted(pending.lazy.map(\.name))
         return zip(events, admitted).map { event, admission in
             switch admission {
             case .filtered(let receipt): return receipt

@@ -33,6 +33,14 @@ public final class Tracker: Sendable {
     /// buffer of about its own size, so an event waiting in memory for its commit holds
     /// about its JSON (a fixed 512-byte buffer held 60% more for a typical event).
     private let payloadCapacity = Atomic(512)
+    /// How many events this tracker accepted under each name since it started, the
+    /// busiest kept in a bounded space: what floods the queue.
+    public let eventNames: EventNameCounter
+
+    /// Counts events accepted under these names.
+    func countAccepted(_ accepted: some Sequence<String>) {
+        eventNames.add(accepted)
+    }
 
     /// The `context.library` Beacon adds to every event.
     public static let libraryContext: [String: JSONValue] = ["library": ["name": "beacon-swift", "version": .string(BeaconVersion.current)]]
@@ -44,8 +52,9 @@ public final class Tracker: Sendable {
     public init(
         queue: any EventAppender, validator: EventValidator = EventValidator(), context: [String: JSONValue] = Tracker.libraryContext,
         defaultAnonymousId: String? = nil, ids: UUIDv7Generator = .shared, observer: TrackingObserver? = nil,
-        filter: EventFilter? = nil
+        filter: EventFilter? = nil, eventNames: EventNameCounter = EventNameCounter()
     ) {
+        self.eventNames = eventNames
         self.filter = filter
         self.queue = queue
         self.defaultAnonymousId = defaultAnonymousId ?? UUIDv7Generator.shared.next()
@@ -134,6 +143,7 @@ public final class Tracker: Sendable {
         }
         let ticket = queue.append(PendingEvent(
             messageId: event.messageId, name: event.name ?? "", payload: payload, createdAt: event.timestamp ?? .now()))
+        countAccepted(CollectionOfOne(event.name ?? ""))
         return TrackReceipt(messageId: event.messageId, ticket: ticket, queue: queue)
     }
 }

@@ -130,8 +130,12 @@ public enum DashboardReducer {
             state.isQuitting = true
             state.message = StatusMessage("quitting: final flush…")
             return [.quit]
+        case "n":
+            state.view = state.view == .eventNames ? .main : .eventNames
+            state.message = nil
+            return []
         case "d":
-            state.view = state.view == .main ? .deadLetters : .main
+            state.view = state.view == .deadLetters ? .main : .deadLetters
             state.deadLetterCursor = 0
             state.message = nil
             return []

@@ -83,6 +83,9 @@ struct Renderer {
         if state.view == .deadLetters, layout.middleRows + lentRows >= 2 {
             drawDeadLetters(y: y, rows: layout.middleRows + lentRows - 1)
             y += layout.middleRows + lentRows
+        } else if state.view == .eventNames, layout.middleRows >= 2 {
+            drawEventNames(y: y, rows: layout.middleRows - 1)
+            y += layout.middleRows
         } else {
             if layout.historyRows > 0 {
                 drawHistory(y: y, rows: layout.historyRows)

@@ -17,7 +17,8 @@ enum Format {
         guard value.isFinite else { return "–" }
         var scale = 1
         for _ in 0..<decimals { scale *= 10 }
-        let scaled = Int((value.magnitude * Double(scale)).rounded())
+        // Saturating: a value past Int.max (1e300 read from outside) must not trap.
+        let scaled = Int(saturating: (value.magnitude * Double(scale)).rounded())
         let sign = value < 0 && scaled != 0 ? "-" : ""
         guard decimals > 0 else { return sign + String(scaled) }
         let fraction = String(scaled % scale)
@@ -55,15 +56,17 @@ enum Format {
         duration(.milliseconds(max(0, milliseconds)))
     }
 
-    /// Events per second: `0/s`, `2.5/s`, `120/s`, `12.3k/s`, `1.2M/s`.
     /// A share from 0 to 1 as a whole percent: `30 %` (one not a finite number: `?`).
     static func percent(_ share: Double) -> String {
         guard share.isFinite else { return "?" }
         return "\(Int(exactly: (min(1, max(0, share)) * 100).rounded()) ?? 0) %"
     }
 
+    /// Events per second: `0/s`, `2.5/s`, `120/s`, `12.3k/s`, `1.2M/s`; past a billion,
+    /// `>1G/s` (no engine sends that: a rate read from a damaged or hostile status).
     static func rate(_ perSecond: Double) -> String {
         guard perSecond.isFinite, perSecond > 0 else { return "0/s" }
+        guard perSecond < 999_950_000 else { return ">1G/s" }
         if perSecond < 9.95 { return fixed(perSecond, 1) + "/s" }
         if perSecond < 9_999.5 { return fixed(perSecond, 0) + "/s" }
         if perSecond < 999_950 { return fixed(perSecond / 1000, 1) + "k/s" }

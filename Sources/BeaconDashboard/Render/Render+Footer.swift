@@ -27,6 +27,8 @@ extension Renderer {
                 ? [("↑↓", "select"), ("⏎", "open"), ("/", "search"), ("d", "close"), ("?", "help"), ("q", "quit")]
                 : [("⏎", "open"), ("/", "search"), ("␣", "mark"), ("r", "retry"), ("R", "found"), ("x", "purge"), ("X", "found"),
                    ("d", "close"), ("?", "help"), ("q", "quit")]
+        } else if state.view == .eventNames {
+            items = [("n", "close"), ("d", "dead"), ("?", "help"), ("q", "quit")]
         } else if isMonitor {
             items = [("d", "dead"), ("?", "help"), ("q", "quit")]
         } else if isAttached {

@@ -18,6 +18,7 @@ extension Renderer {
             ("d", "dead letters: ↑↓ select, ⏎ open, / search,"),
             ("", "␣ mark, r x retry/purge it or the marked,"),
             ("", "R X all the search finds (x X ask y), d close"),
+            ("n", "event names: the busiest, counts and rates"),
             ("? Esc", "close this help"),
             ("q", "quit (the caller flushes once more)"),
         ]
@@ -26,11 +27,12 @@ extension Renderer {
         }
         if isMonitor {
             lines = [
-                ("d", "dead letters: ↑↓ select, ⏎ open, / search"), ("Tab", "select the next destination"), ("? Esc", "close this help"),
+                ("d", "dead letters: ↑↓ select, ⏎ open, / search"), ("n", "event names (an engine's)"),
+                ("Tab", "select the next destination"), ("? Esc", "close this help"),
                 ("q", "quit"), ("", "read-only monitor: f p o + - P R r x X"), ("", "need a serving engine on this store"),
             ]
         } else if isAttached {
-            lines = lines.filter { ["f", "p", "o", "+ -", "P", "R", "Tab", "d", "", "? Esc"].contains($0.0) } + [
+            lines = lines.filter { ["f", "p", "o", "+ -", "P", "R", "Tab", "d", "n", "", "? Esc"].contains($0.0) } + [
                 ("q", "quit (the engine keeps running)"), ("", "attached: keys act on the engine serving the store"),
             ]
         }

@@ -66,6 +66,8 @@ public struct DashboardState: Sendable, Hashable {
         case main
         /// The dead letters, with a cursor; retry and purge act on them.
         case deadLetters
+        /// The names the engine accepted most events under (`n`).
+        case eventNames
     }
 
     /// What a dead-letter retry or purge acts on, for its confirmation.

@@ -57,7 +57,8 @@ struct CtlCommand: AsyncParsableCommand {
         offline), nextRetryAt, consecutiveFailures, lastError, lastStatus, deliveryRate, drainSeconds (at the net rate), \
         draining, failingSince, failureRate (of the last 20 requests), stalledSince, sinceStart \
         (delivered, deadLettered, dropped); totals (refused: at the bound, since the engine started); rates (accepted, \
-        delivered: events per second lately, the console's in and out); commands. \
+        delivered: events per second lately, the console's in and out); eventNames (name, count, rate: the busiest \
+        names since the engine started) and otherEventNames; commands. \
         With pause: paused, recorded (false when the store could not record the pause) and a warning. With retry-now: \
         retried (the destinations whose backoff ended), offline. With flush: backingOff (name, nextRetryAt). \
         watch always prints JSON.
@@ -234,6 +235,14 @@ struct CtlCommand: AsyncParsableCommand {
         if let rates = report.rates {
             // The console's `in` and `out`: the observer's, averaged over its last ticks.
             Output.line("rates        in \(Self.perSecond(rates.accepted)), out \(Self.perSecond(rates.delivered)) (events, lately)")
+        }
+        if let names = report.eventNames, !names.isEmpty {
+            // What floods the queue: the busiest names since the engine started.
+            var listed = names.map { name in
+                "\(PrintableText.line(name.name)) \(name.count)" + (name.rate.map { " (\(Self.perSecond($0)))" } ?? "")
+            }
+            if let other = report.otherEventNames, other > 0 { listed.append("other \(other)") }
+            Output.line("names        " + listed.joined(separator: ", ") + " (events since the engine started)")
         }
         for destination in report.destinations {
             var notes = [PrintableText.line(destination.state)]

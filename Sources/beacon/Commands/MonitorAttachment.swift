@@ -186,6 +186,12 @@ final class MonitorAttachment: Sendable {
             snapshot.rateIn = rates.accepted.isFinite ? max(0, rates.accepted) : 0
             snapshot.rateOut = rates.delivered.isFinite ? max(0, rates.delivered) : 0
         }
+        // The engine's own counts per name (none: an engine that does not give them).
+        snapshot.eventNames = (report.eventNames ?? []).prefix(EngineSnapshot.eventNameLimit).map { name in
+            EngineSnapshot.EventName(
+                name: PrintableText.line(name.name), count: max(0, name.count), rate: name.rate.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil })
+        }
+        snapshot.otherEventNames = max(0, report.otherEventNames ?? 0)
         guard let totals = report.totals else { return }
         snapshot.totals.refused = max(0, totals.refused ?? 0)
         snapshot.batchesSeenByMonitor = false

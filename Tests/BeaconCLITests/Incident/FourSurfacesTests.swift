@@ -223,6 +223,21 @@ extension ProcessHeavy {
             #expect(figures.batchesSent >= 200, "\(figures)")
             #expect(figures.failureRates["backup"] == 1 && figures.failingSince["backup"] != nil, "backup is down: \(figures)")
             #expect(figures.failingSince["main"] == nil, "main's last request went through: \(figures)")
+            // What floods the queue: the console's `n` view lists the names ctl status gives,
+            // with the same counts (every event was accepted before the sample).
+            let status = try await Self.status(store)
+            let names = (status["eventNames"] as? [[String: Any]] ?? []).compactMap { entry -> (String, Int)? in
+                guard let name = entry["name"] as? String, let count = entry["count"] as? Int else { return nil }
+                return (name, count)
+            }
+            #expect(names.map(\.0) == ["Agent Test"], "every event of the sample has one name: \(status["eventNames"] ?? "none")")
+            #expect(names.reduce(0) { $0 + $1.1 } + (status["otherEventNames"] as? Int ?? -1) == 2_001, "every accepted event counted once")
+            try tmux.press("n")
+            try await tmux.waitForScreen("the event names view with ctl status's counts") { screen in
+                screen.contains("Event names") && names.allSatisfy { name, count in
+                    screen.split(separator: "\n").contains { $0.hasPrefix(" \(name) ") && $0.contains(" \(count.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))) ") }
+                }
+            }
             try tmux.press("q")
             #expect(try await tmux.waitForExit() == 0)
         }

@@ -34,6 +34,11 @@ public struct EngineStatusReport: Codable, Sendable, Hashable {
     /// Events per second lately, as the console's `in` and `out` show them (absent from
     /// an engine before 0.6.0).
     public var rates: Rates?
+    /// The names this engine accepted most events under since it started, the busiest
+    /// first (at most 10), and the events the other names account for (absent from an
+    /// engine before 0.6.0).
+    public var eventNames: [EventName]?
+    public var otherEventNames: Int?
 
     public init(
         policy: String, batchSize: Int, offline: Bool, depth: Int, deadLetters: Int, deadLettersRetried: Int,
@@ -146,6 +151,20 @@ public struct EngineStatusReport: Codable, Sendable, Hashable {
         public init(accepted: Double, delivered: Double) {
             self.accepted = accepted.isFinite ? max(0, accepted) : 0
             self.delivered = delivered.isFinite ? max(0, delivered) : 0
+        }
+    }
+
+    /// One name's events since the engine started (``EngineSnapshot/EventName``).
+    public struct EventName: Codable, Sendable, Hashable {
+        public var name: String
+        public var count: Int
+        /// Events per second lately (`nil`: not measured yet; one not finite reads as `nil`).
+        public var rate: Double?
+
+        public init(name: String, count: Int, rate: Double?) {
+            self.name = name
+            self.count = max(0, count)
+            self.rate = rate.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         }
     }
 
