@@ -108,18 +108,7 @@ extension BatcherTests {
         try await running(engine) {
             try await track(engine, 6_000)
             await engine.flush()
-            let snapshot = try await withThrowingTaskGroup(of: EngineSnapshot?.self) { group in
-                group.addTask { [clock] in
-                    while !Task.isCancelled {  // each backoff ends at once
-                        await clock.waitForSleepers(1)
-                        clock.advanceToNextDeadline()
-                    }
-                    return nil
-                }
-                let snapshot = await waitUntilEmpty(engine)
-                group.cancelAll()
-                return snapshot
-            }
+            let snapshot = await drainEndingBackoffs(engine)
             let sizes = sender.batches.map(\.events.count)
             #expect(sender.batches.count >= 90, "every scripted failure was met: \(sender.batches.count) sends")
             #expect(sizes.allSatisfy { $0 == 100 }, "no batch was split: \(sizes)")
@@ -154,21 +143,27 @@ extension BatcherTests {
             }
             #expect(sender.batches.dropFirst(2).allSatisfy { $0.events.count == 100 }, "\(sender.batches.map(\.events.count))")
             // Past it, the next server errors start the search, and the rest is delivered.
-            let snapshot = try await withThrowingTaskGroup(of: EngineSnapshot?.self) { group in
-                group.addTask { [clock] in
-                    while !Task.isCancelled {
-                        await clock.waitForSleepers(1)
-                        clock.advanceToNextDeadline()
-                    }
-                    return nil
-                }
-                let snapshot = await waitUntilEmpty(engine)
-                group.cancelAll()
-                return snapshot
-            }
+            let snapshot = await drainEndingBackoffs(engine)
             #expect(backoffs > 5, "it backed off \(backoffs) times first")
             #expect(snapshot?.totals.delivered == 199)
             #expect(try await engine.queue.deadLetters(limit: 5).map(\.event.name) == ["event 150"])
+        }
+    }
+
+    /// Waits until every event left the queue, ending each backoff at once: the manual
+    /// clock moves to each timer's deadline as soon as one is armed.
+    func drainEndingBackoffs(_ engine: BeaconEngine<ManualClock>) async -> EngineSnapshot? {
+        await withTaskGroup(of: EngineSnapshot?.self) { group in
+            group.addTask { [clock] in
+                while !Task.isCancelled {
+                    await clock.waitForSleepers(1)
+                    clock.advanceToNextDeadline()
+                }
+                return nil
+            }
+            let snapshot = await waitUntilEmpty(engine)
+            group.cancelAll()
+            return snapshot
         }
     }
 }

@@ -1,7 +1,6 @@
 @_spi(Testing) import Beacon
 import BeaconTesting
 import BeaconWire
-import Synchronization
 import Testing
 
 /// The queue's one stream out: every subscriber gets every fact once, in order, and a
@@ -11,6 +10,13 @@ struct QueueFactsTests {
     static func event(_ index: Int) -> PendingEvent {
         let event = Event(name: "e\(index)", properties: ["index": .int(index)])
         return PendingEvent(messageId: event.messageId, name: "e\(index)", payload: event.jsonBytes, createdAt: .now())
+    }
+
+    /// A reader of `facts` in a task of its own, returned once it waits for a fact.
+    static func waitingReader(_ facts: QueueFacts) async -> Task<[QueueEvent]?, Never> {
+        let reader = Task { await facts.nextFacts() }
+        #expect(await eventually { facts.isReaderWaiting }, "the reader waits")
+        return reader
     }
 
     /// Both queues, the SQLite one on a real file.
@@ -86,22 +92,16 @@ struct QueueFactsTests {
         configuration.maxQueuedEvents = 3
         let queue = try SQLiteEventQueue(path: store.path, configuration: configuration)
         let facts = queue.facts(wake: .notForCommits)
-        let woken = Flag()
-        async let read: [QueueEvent]? = {
-            defer { woken.raise() }
-            return await facts.nextFacts()
-        }()
-        #expect(await eventually { facts.isReaderWaiting }, "the reader waits")
+        let read = await Self.waitingReader(facts)
         for index in 0..<3 {
             _ = queue.append(Self.event(index))
             await queue.waitForPendingWrites()
         }
         // Three commits, none past the bound: the reader sleeps on (had they woken it, it
         // would have read the first alone, not the four merged below).
-        #expect(!woken.isRaised)
         #expect(facts.isReaderWaiting)
         _ = queue.append(Self.event(3))  // past the bound: a commit and a drop
-        let facts_ = try #require(await read)
+        let facts_ = try #require(await read.value)
         #expect(facts_.count == 2, "\(facts_)")
         if case .committed(4, _)? = facts_.first {} else { Issue.record("\(facts_)") }
         if case .dropped(1, _, _)? = facts_.last {} else { Issue.record("\(facts_)") }
@@ -111,18 +111,12 @@ struct QueueFactsTests {
     func setWakeWakesAReaderWithCommitsWaiting() async throws {
         let queue = InMemoryEventQueue()
         let facts = queue.facts(wake: .notForCommits)
-        let woken = Flag()
-        async let read: [QueueEvent]? = {
-            defer { woken.raise() }
-            return await facts.nextFacts()
-        }()
-        #expect(await eventually { facts.isReaderWaiting }, "the reader waits")
+        let read = await Self.waitingReader(facts)
         _ = queue.append(Self.event(0))
         await queue.waitForPendingWrites()
         #expect(facts.isReaderWaiting, "a commit alone does not wake it")
-        #expect(!woken.isRaised)
         facts.setWake(.always)
-        let got = try #require(await read)
+        let got = try #require(await read.value)
         #expect(got.count == 1)
     }
 
@@ -147,11 +141,4 @@ struct QueueFactsTests {
         }
         #expect(queue.factSubscriptions == 0)
     }
-}
-
-/// Raised once, read from any thread.
-private final class Flag: Sendable {
-    private let raised = Atomic<Bool>(false)
-    func raise() { raised.store(true, ordering: .releasing) }
-    var isRaised: Bool { raised.load(ordering: .acquiring) }
 }
