@@ -58,6 +58,23 @@ import Testing
         try expectGolden("dead-letter-purge-confirm-80x24", Fixtures.deadLetters(), state, 80, 24)
     }
 
+    /// The disk under the store: its size and the room left after the store's path, and a
+    /// DISK LOW line when it is nearly full (how soon at the current inflow), the longest
+    /// figures the engine can give.
+    @Test func diskLow() throws {
+        var snapshot = Fixtures.steady()
+        snapshot.disk = StoreDisk(storeBytes: 48_123_456_789, freeBytes: 1_234_567_890, totalBytes: 999_000_000_000_000)
+        snapshot.diskFullInSeconds = 2_460
+        let state = Fixtures.demoState()
+        #expect(snapshot.isDiskLow)
+        try expectGolden("disk-low-80x24", snapshot, state, 80, 24)
+        snapshot.diskFullInSeconds = 1e300
+        snapshot.disk?.freeBytes = .max
+        snapshot.disk?.totalBytes = .max
+        let grid = DashboardRenderer.render(snapshot: snapshot, state: state, size: (80, 24))
+        #expect(!grid.text.contains("DISK LOW"), "plenty of room, however far the full disk")
+    }
+
     /// `n`: the event names, the busiest first, with the longest values the engine gives
     /// (a name cut at 128 bytes, counts near Int.max, a share under 1 %), then the same
     /// view on a store no engine serves.

@@ -167,6 +167,12 @@ extension BeaconEngine {
         report.rates = EngineStatusReport.Rates(accepted: snapshot.rateIn, delivered: snapshot.rateOut)
         report.eventNames = snapshot.eventNames.map { EngineStatusReport.EventName(name: $0.name, count: $0.count, rate: $0.rate) }
         report.otherEventNames = snapshot.otherEventNames
+        report.disk = snapshot.disk.map { disk in
+            EngineStatusReport.Disk(
+                storeBytes: disk.storeBytes, freeBytes: disk.freeBytes, totalBytes: disk.totalBytes,
+                fullInSeconds: snapshot.diskFullInSeconds, low: snapshot.isDiskLow)
+        }
+        report.boundInSeconds = snapshot.boundInSeconds.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         return report
     }
 }

@@ -75,12 +75,16 @@ public final class BeaconEngine<C: Clock>: Service, Sendable where C.Duration ==
             ? destinations[0].sender.endpointDescription : "\(destinations.count) destinations"
         let facts = StoreFactsReader(queue: queue, logger: logger)
         let names = EventNameCounter()
+        // The disk under a store on a file; a queue in memory has none.
+        let location = queue.location
+        let disk: (@Sendable () -> StoreDisk?)? = queue is SQLiteEventQueue ? { @Sendable in StoreDisk.read(storePath: location) } : nil
         let observer = TrackingObserver(
             settings: settings, depth: queue.depth, storePath: queue.location,
             endpoint: endpoint, depthProvider: { queue.depth }, sleep: observerSleep,
             oldestPendingProvider: { await facts.oldestPending() },
             deadLettersProvider: { await facts.deadLetters() }, wallClock: wallClock, queueBounds: queue.bounds,
-            queueFacts: queue.facts(wake: .notForCommits), eventNamesProvider: { names.current })
+            queueFacts: queue.facts(wake: .notForCommits), eventNamesProvider: { names.current },
+            diskProvider: disk)
         self.queue = queue
         startDepth = queue.depth
         self.settings = store

@@ -75,6 +75,8 @@ public final class EngineMetrics: Service, Sendable {
         let full: Gauge
         let deadLetters: Gauge
         let offline: Gauge
+        let storeBytes: Gauge
+        let diskFreeBytes: Gauge
     }
 
     /// The values of `beacon_engine_destination_state`'s `state` dimension: the status
@@ -109,6 +111,8 @@ public final class EngineMetrics: Service, Sendable {
         "beacon_engine_queue_full": "1 while the queue is at a bound: new events push the oldest out (the agent's ingest refuses them).",
         "beacon_engine_dead_letters": "Dead letters held in the store now.",
         "beacon_engine_offline": "1 while the engine is offline (sends nothing).",
+        "beacon_engine_store_bytes": "Bytes of the store's files (database, write-ahead log, index; 0 for a queue in memory).",
+        "beacon_engine_disk_free_bytes": "Bytes free on the store's filesystem for a writer that is not root (0 when not known).",
     ]
 
     private struct State {
@@ -159,7 +163,7 @@ public final class EngineMetrics: Service, Sendable {
         queueGauges = QueueGauges(
             events: gauge("queue_events"), bytes: gauge("queue_bytes"), capacityEvents: gauge("queue_capacity_events"),
             capacityBytes: gauge("queue_capacity_bytes"), full: gauge("queue_full"), deadLetters: gauge("dead_letters"),
-            offline: gauge("offline"))
+            offline: gauge("offline"), storeBytes: gauge("store_bytes"), diskFreeBytes: gauge("disk_free_bytes"))
         let depth = baseline ?? queue.depth
         state = Mutex(State(counted: Dictionary(uniqueKeysWithValues: destinations.map { name in
             (name, depth.destinations[name] ?? DestinationDepth(pending: depth.events))
@@ -218,6 +222,8 @@ public final class EngineMetrics: Service, Sendable {
         reportAges(snapshot)
         reportStates(snapshot)
         reportQueue(depth, offline: snapshot.isOffline)
+        queueGauges.storeBytes.record(snapshot.disk?.storeBytes ?? 0)
+        queueGauges.diskFreeBytes.record(snapshot.disk?.freeBytes ?? 0)
     }
 
     /// Sets each destination's state, stalled and failure gauges, and its last success

@@ -90,6 +90,22 @@ public struct EngineSnapshot: Sendable, Hashable {
     public var eventNames: [EventName] = []
     public var otherEventNames: Int = 0
 
+    /// The disk under the store (`nil`: not known, or a queue in memory), read each tick.
+    public var disk: StoreDisk? = nil
+    /// At the net inflow of the last seconds (arriving minus leaving, in the queue's
+    /// average bytes per event): seconds until the disk is full, and until the queue's
+    /// bound is reached (`nil`: not filling, or not known).
+    public var diskFullInSeconds: Double? = nil
+    public var boundInSeconds: Double? = nil
+
+    /// Whether the disk is nearly full: under ``StoreDisk/lowShare`` of it free, or full
+    /// within ``StoreDisk/warnAhead`` at the current inflow.
+    public var isDiskLow: Bool {
+        guard let disk else { return false }
+        if disk.totalBytes > 0, Double(disk.freeBytes) < Double(disk.totalBytes) * StoreDisk.lowShare { return true }
+        return (diskFullInSeconds ?? .infinity) < StoreDisk.warnAhead
+    }
+
     /// Names a snapshot lists at most.
     public static let eventNameLimit = 10
 

@@ -67,6 +67,8 @@ public actor TrackingObserver {
     private let oldestPendingProvider: (@Sendable () async -> [String: Timestamp]?)?
     private let deadLettersProvider: (@Sendable () async -> [DeadLetterSummary]?)?
     private let wallClock: @Sendable () -> Timestamp
+    /// The disk under the store (``StoreDisk/read(storePath:)``), read on every tick.
+    private let diskProvider: (@Sendable () -> StoreDisk?)?
     /// The tracker's counts per event name (``Tracker/eventNames``), read on every tick.
     private let eventNamesProvider: (@Sendable () -> EventNameCounts)?
     /// The listed names' counts, one sample per tick (as ``rateSamples``).
@@ -101,8 +103,10 @@ public actor TrackingObserver {
         deadLettersProvider: (@Sendable () async -> [DeadLetterSummary]?)? = nil,
         wallClock: @escaping @Sendable () -> Timestamp = { .now() },
         stallThreshold: Duration = DestinationStatus.stallThreshold, queueBounds: QueueBounds? = nil,
-        queueFacts: QueueFacts? = nil, eventNamesProvider: (@Sendable () -> EventNameCounts)? = nil
+        queueFacts: QueueFacts? = nil, eventNamesProvider: (@Sendable () -> EventNameCounts)? = nil,
+        diskProvider: (@Sendable () -> StoreDisk?)? = nil
     ) {
+        self.diskProvider = diskProvider
         self.queueFacts = queueFacts
         self.eventNamesProvider = eventNamesProvider
         self.oldestPendingProvider = oldestPendingProvider
@@ -404,6 +408,8 @@ public actor TrackingObserver {
         }
         for index in current.destinations.indices { current.destinations[index].inflowRate = current.rateIn }
         if let eventNamesProvider { sampleEventNames(eventNamesProvider()) }
+        if let diskProvider { current.disk = diskProvider() }
+        estimateFilling()
         if let first = destinationSamples.first, let last = destinationSamples.last, destinationSamples.count > 1 {
             let seconds = tickInterval.inSeconds * Double(destinationSamples.count - 1)
             for index in current.destinations.indices {
@@ -530,6 +536,25 @@ public actor TrackingObserver {
     /// The counters every change of the dead letters moves.
     private var deadLetterMark: [Int] {
         [current.deadLetters, current.totals.deadLettered, current.totals.deadLettersRetried, current.totals.deadLettersPurged]
+    }
+
+    /// How soon the disk and the queue's bound are reached at the net inflow (arriving
+    /// minus leaving), in the queue's average bytes per event.
+    private func estimateFilling() {
+        let net = current.rateIn - current.rateOut
+        guard net.isFinite, net > 0 else {
+            current.diskFullInSeconds = nil
+            current.boundInSeconds = nil
+            return
+        }
+        let perEvent = current.depth > 0 ? Double(max(0, current.queuedBytes)) / Double(current.depth) : 0
+        current.diskFullInSeconds = perEvent > 0 ? current.disk?.secondsUntilFull(growingBy: net * perEvent) : nil
+        if let bounds = current.queueBounds {
+            let room = Double(max(0, bounds.maxEvents - current.depth - current.buffered))
+            current.boundInSeconds = room / net
+        } else {
+            current.boundInSeconds = nil
+        }
     }
 
     /// Lists the busiest names with their rates over the rate window (a name new to the

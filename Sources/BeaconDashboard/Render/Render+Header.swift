@@ -54,11 +54,18 @@ extension Renderer {
         let labels = DisplayWidth.of(endpointLabel) + DisplayWidth.of(storeLabel)
         let endpoint = snapshot.endpoint.isEmpty ? "(none)" : snapshot.endpoint
         let store = snapshot.storePath.isEmpty ? "(none)" : snapshot.storePath
+        // The disk under it, after the path when both fit whole: how much the store takes
+        // and how much is left (a disk nearly full has a line of its own).
+        let disk = snapshot.disk.map { " (\(Format.bytes($0.storeBytes)), \(Format.bytes($0.freeBytes)) free)" } ?? ""
         let room = width - labels - 1
-        let endpointRoom = min(DisplayWidth.of(endpoint), max(room / 2, room - DisplayWidth.of(store)))
+        let diskText = DisplayWidth.of(endpoint) + DisplayWidth.of(store) + DisplayWidth.of(disk) <= room ? disk : ""
+        let pathRoom = room - DisplayWidth.of(diskText)
+        let endpointRoom = min(DisplayWidth.of(endpoint), max(pathRoom / 2, pathRoom - DisplayWidth.of(store)))
         let endpointText = endpoint.elidedRight(toWidth: endpointRoom)
-        let storeText = store.elidedLeft(toWidth: room - DisplayWidth.of(endpointText))
-        grid.write([Span(endpointLabel, .dim), Span(endpointText), Span(storeLabel, .dim), Span(storeText)], x: 0, y: y)
+        let storeText = store.elidedLeft(toWidth: pathRoom - DisplayWidth.of(endpointText))
+        grid.write([
+            Span(endpointLabel, .dim), Span(endpointText), Span(storeLabel, .dim), Span(storeText), Span(diskText, .dim),
+        ], x: 0, y: y)
     }
 
     /// The destination's state first; then memory-held events and the demo knobs, each
@@ -154,9 +161,22 @@ extension Renderer {
         grid.write(text.elidedRight(toWidth: width - 1), x: 0, y: y, style: .error)
     }
 
+    /// The disk-low line, where the queue-full line goes (a full queue comes first): what
+    /// is left and how soon it is gone at the current inflow.
+    mutating func drawDiskLow(y: Int) {
+        guard snapshot.isDiskLow, let disk = snapshot.disk else { return }
+        var text = " DISK LOW: \(Format.bytes(disk.freeBytes)) free of \(Format.bytes(disk.totalBytes))"
+            + " (store \(Format.bytes(disk.storeBytes)))"
+        if let full = snapshot.diskFullInSeconds, let milliseconds = Int64(exactly: (min(full, 1e9) * 1000).rounded()) {
+            text += " · full in ~\(Format.elapsed(milliseconds: milliseconds)) at this inflow"
+        }
+        grid.fill(x: 0, y: y, width: width, style: .error)
+        grid.write(text.elidedRight(toWidth: width - 1), x: 0, y: y, style: .error)
+    }
+
     /// The queue-full line, where the storage fault line goes (a fault comes first).
     mutating func drawQueueFull(y: Int) {
-        guard snapshot.isQueueFull, let bounds = snapshot.queueBounds else { return }
+        guard snapshot.isQueueFull, let bounds = snapshot.queueBounds else { return drawDiskLow(y: y) }
         let held = Format.count(snapshot.depth + snapshot.buffered)
         // What the bound does here, first (what is being lost): the agent's ingest refuses
         // new events, anything else drops the oldest.

@@ -26,7 +26,7 @@ struct DashboardLayout {
         headerLines = height >= 20 ? 3 : 1
         if headerLines == 3, snapshot.remoteConfig != nil { headerLines += 1 }  // the remote-config line
         var left = height - headerLines - 2
-        if snapshot.storageProblem != nil || snapshot.isQueueFull || snapshot.engineLostAt != nil, left >= 1 {
+        if snapshot.storageProblem != nil || snapshot.isQueueFull || snapshot.engineLostAt != nil || snapshot.isDiskLow, left >= 1 {
             hasStorageLine = true
             left -= 1
         }

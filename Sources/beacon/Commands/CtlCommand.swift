@@ -236,6 +236,14 @@ struct CtlCommand: AsyncParsableCommand {
             // The console's `in` and `out`: the observer's, averaged over its last ticks.
             Output.line("rates        in \(Self.perSecond(rates.accepted)), out \(Self.perSecond(rates.delivered)) (events, lately)")
         }
+        if let disk = report.disk {
+            var line = "disk         store \(disk.storeBytes) bytes, \(disk.freeBytes) of \(disk.totalBytes) bytes free"
+            if let full = disk.fullInSeconds { line += ", full in ~\(Int64(exactly: full.rounded(.up)).map(String.init) ?? "?") s at the current inflow" }
+            Output.line(line + (disk.low ? " (LOW)" : ""))
+        }
+        if let bound = report.boundInSeconds {
+            Output.line("bound        reached in ~\(Int64(exactly: bound.rounded(.up)).map(String.init) ?? "?") s at the current inflow")
+        }
         if let names = report.eventNames, !names.isEmpty {
             // What floods the queue: the busiest names since the engine started.
             var listed = names.map { name in

@@ -192,6 +192,10 @@ final class MonitorAttachment: Sendable {
                 name: PrintableText.line(name.name), count: max(0, name.count), rate: name.rate.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil })
         }
         snapshot.otherEventNames = max(0, report.otherEventNames ?? 0)
+        // The engine's reading of its disk and its estimates, not the monitor's own.
+        snapshot.disk = report.disk.map { StoreDisk(storeBytes: $0.storeBytes, freeBytes: $0.freeBytes, totalBytes: $0.totalBytes) }
+        snapshot.diskFullInSeconds = report.disk?.fullInSeconds.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        snapshot.boundInSeconds = report.boundInSeconds.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         guard let totals = report.totals else { return }
         snapshot.totals.refused = max(0, totals.refused ?? 0)
         snapshot.batchesSeenByMonitor = false

@@ -230,6 +230,12 @@ extension ProcessHeavy {
                 guard let name = entry["name"] as? String, let count = entry["count"] as? Int else { return nil }
                 return (name, count)
             }
+            // The disk under the store: the engine reads it, /metrics and ctl status give it.
+            let disk = status["disk"] as? [String: Any] ?? [:]
+            #expect((disk["storeBytes"] as? Int ?? 0) > 0 && (disk["freeBytes"] as? Int ?? 0) > 0, "\(disk)")
+            let metricsNow = try await HTTPAnswer.send("GET", base + "/metrics").text
+            #expect((Self.plainValue(metricsNow, "beacon_engine_store_bytes") ?? 0) > 0)
+            #expect((Self.plainValue(metricsNow, "beacon_engine_disk_free_bytes") ?? 0) > 0)
             #expect(names.map(\.0) == ["Agent Test"], "every event of the sample has one name: \(status["eventNames"] ?? "none")")
             #expect(names.reduce(0) { $0 + $1.1 } + (status["otherEventNames"] as? Int ?? -1) == 2_001, "every accepted event counted once")
             try tmux.press("n")

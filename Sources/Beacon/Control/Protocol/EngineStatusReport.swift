@@ -39,6 +39,29 @@ public struct EngineStatusReport: Codable, Sendable, Hashable {
     /// engine before 0.6.0).
     public var eventNames: [EventName]?
     public var otherEventNames: Int?
+    /// The disk under the store (absent: a queue in memory, or an engine before 0.6.0).
+    public var disk: Disk?
+    /// Seconds until the queue's bound is reached at the net inflow (absent: not filling).
+    public var boundInSeconds: Double?
+
+    /// The disk under the store, as ``StoreDisk`` and the observer's estimate give it.
+    public struct Disk: Codable, Sendable, Hashable {
+        public var storeBytes: Int
+        public var freeBytes: Int
+        public var totalBytes: Int
+        /// Seconds until it is full at the net inflow (`nil`: not filling).
+        public var fullInSeconds: Double?
+        /// Under 5 % free, or full within the hour.
+        public var low: Bool
+
+        public init(storeBytes: Int, freeBytes: Int, totalBytes: Int, fullInSeconds: Double?, low: Bool) {
+            self.storeBytes = max(0, storeBytes)
+            self.freeBytes = max(0, freeBytes)
+            self.totalBytes = max(0, totalBytes)
+            self.fullInSeconds = fullInSeconds.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            self.low = low
+        }
+    }
 
     public init(
         policy: String, batchSize: Int, offline: Bool, depth: Int, deadLetters: Int, deadLettersRetried: Int,
