@@ -237,6 +237,12 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             }
             if reached { wakeContinuation.yield() }
         }
+        // The facts ended (a queue that closed, or gives none): the loop goes on without
+        // commit wakes until it ends, rather than end with them (one task of its group
+        // ending ends the loop). A stream never finished waits for the cancellation.
+        let (never, keep) = AsyncStream.makeStream(of: Void.self)
+        for await _ in never {}
+        withExtendedLifetime(keep) {}
     }
 
     private func runLoop() async {

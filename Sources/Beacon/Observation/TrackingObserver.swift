@@ -7,8 +7,9 @@ import Synchronization
 ///
 /// The queue's facts (``QueueFacts``) come from the queue's own stream, which ``run()``
 /// reads; the batchers' steps through ``report(_:)``, which never waits: it is
-/// `nonisolated` and only appends to an inbox that ``run()`` empties. Reports that arrive together are applied together and
-/// published as one snapshot, so a busy engine does not wake subscribers once per step.
+/// `nonisolated` and only appends to an inbox that ``run()`` empties. Reports that arrive
+/// together are applied together and published as one snapshot, so a busy engine does
+/// not wake subscribers once per step.
 /// A commit only moves counters: while nobody is subscribed it does not wake the
 /// observer, and is applied by whatever comes next (a read of ``snapshot``, a
 /// subscription, another report, the tick), so what is read is never behind.
@@ -550,7 +551,8 @@ public actor TrackingObserver {
         let perEvent = current.depth > 0 ? Double(max(0, current.queuedBytes)) / Double(current.depth) : 0
         current.diskFullInSeconds = perEvent > 0 ? current.disk?.secondsUntilFull(growingBy: net * perEvent) : nil
         if let bounds = current.queueBounds {
-            let room = Double(max(0, bounds.maxEvents - current.depth - current.buffered))
+            // In doubles: a bound or a count read from a damaged store must not overflow.
+            let room = max(0, Double(bounds.maxEvents) - Double(max(0, current.depth)) - Double(max(0, current.buffered)))
             current.boundInSeconds = room / net
         } else {
             current.boundInSeconds = nil

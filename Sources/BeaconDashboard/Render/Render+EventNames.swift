@@ -7,9 +7,11 @@ extension Renderer {
     /// the queue, at a glance.
     mutating func drawEventNames(y: Int, rows: Int) {
         let names = snapshot.eventNames
-        let total = names.reduce(0) { $0.addingReportingOverflow($1.count).overflow ? .max : $0 + $1.count }
-            .addingReportingOverflow(snapshot.otherEventNames)
-        let all = total.overflow ? Int.max : total.partialValue
+        // Saturating sums: counts read from an engine's status may be anything.
+        let all = (names.map(\.count) + [snapshot.otherEventNames]).reduce(0) { sum, count in
+            let (next, overflow) = sum.addingReportingOverflow(max(0, count))
+            return overflow ? .max : next
+        }
         drawSectionTitle("Event names", detail: "· accepted since the engine started · busiest first", y: y)
         guard rows >= 1 else { return }
         guard !names.isEmpty else {
@@ -34,7 +36,10 @@ extension Renderer {
             ], x: 0, y: line, maxWidth: width)
             line += 1
         }
-        let hidden = names.dropFirst(listed.count).reduce(snapshot.otherEventNames) { $0.addingReportingOverflow($1.count).partialValue }
+        let hidden = names.dropFirst(listed.count).reduce(max(0, snapshot.otherEventNames)) { sum, name in
+            let (next, overflow) = sum.addingReportingOverflow(max(0, name.count))
+            return overflow ? .max : next
+        }
         if hidden > 0, line < y + 1 + rows {
             grid.write([
                 Span(" " + "other names".padRight(nameWidth), .dim), Span(Format.count(hidden).padLeft(12)), Span("".padLeft(9)),

@@ -136,7 +136,8 @@ extension BatcherTests {
             // Within the memory (10 min) the batch only backs off, whole.
             var backoffs = 0
             // (Stopping a longest backoff, 60 s, short of it: no send past it yet.)
-            while clock.now.offset + .seconds(60) < RetryPolicy().randomFailureMemory, engine.queue.depth.events > 0 {
+            // (A cancelled wait returns at once: the loop must stop then, not spin.)
+            while clock.now.offset + .seconds(60) < RetryPolicy().randomFailureMemory, engine.queue.depth.events > 0, !Task.isCancelled {
                 await clock.waitForSleepers(1)
                 clock.advanceToNextDeadline()
                 backoffs += 1
