@@ -25,6 +25,8 @@ import BeaconDashboard
 ///     the defaults for `mode`.
 ///   - deadLetters: Where the dead-letter view reads letters (search, detail pane); without
 ///     it the view lists the snapshot's newest letters.
+///   - pendingEvents: Where the pending-events view (`e`) reads the queue's head and tail;
+///     without it the view says it is not available.
 ///   - perform: Carries out one action and says what it answered (a refusal or no answer
 ///     replaces the key's message); awaited before the next key is handled.
 /// - Returns: Why it stopped.
@@ -36,6 +38,7 @@ public func runDashboard(
     mode: DashboardMode,
     initialState: DashboardState? = nil,
     deadLetters: (any DeadLetterReading)? = nil,
+    pendingEvents: (any PendingEventReading)? = nil,
     perform: @escaping @Sendable (DashboardAction) async -> CommandAnswer
 ) async throws -> DashboardExit {
     let screen = try TerminalScreen()
@@ -65,6 +68,7 @@ public func runDashboard(
         }
         loop.expireMessage(now: clock.now)
         if let deadLetters { await loop.readDeadLetters(from: deadLetters, now: clock.now) }
+        await loop.readPendingEvents(from: pendingEvents, now: clock.now)
         loop.repaintIfNeeded(screen: screen, inbox: inbox)
         if inbox.isFinished { return .snapshotsEnded }
         try await Task.sleep(for: .milliseconds(50))
@@ -81,6 +85,7 @@ struct DashboardLoop {
     private var drawnSize = (width: -1, height: -1)
     private var messages = MessageTimer()
     private var deadLetters = DeadLetterRefresher()
+    private var pendingEvents = PendingEventsRefresher()
 
     init(state: DashboardState) {
         self.state = state
@@ -94,6 +99,11 @@ struct DashboardLoop {
     /// While the dead-letter view is open, reads what it shows (``DeadLetterRefresher``).
     mutating func readDeadLetters(from source: any DeadLetterReading, now: ContinuousClock.Instant) async {
         await deadLetters.refresh(&state, from: source, now: now)
+    }
+
+    /// While the pending-events view is open, reads what it shows (``PendingEventsRefresher``).
+    mutating func readPendingEvents(from source: (any PendingEventReading)?, now: ContinuousClock.Instant) async {
+        await pendingEvents.refresh(&state, from: source, now: now)
     }
 
     /// Renders and paints when a new snapshot arrived, the state changed, or the size did.

@@ -17,7 +17,7 @@ struct BeaconCommand: AsyncParsableCommand {
         version: BeaconVersion.current,
         subcommands: [
             DemoCommand.self, MonitorCommand.self, CollectorCommand.self, TrackCommand.self, FlushCommand.self,
-            StatusCommand.self, CtlCommand.self, DeadCommand.self, AgentCommand.self, SyncCommand.self,
+            StatusCommand.self, EventsCommand.self, CtlCommand.self, DeadCommand.self, AgentCommand.self, SyncCommand.self,
             BenchCommand.self, SimulateCommand.self, VersionCommand.self,
         ],
         defaultSubcommand: DemoCommand.self

@@ -98,3 +98,54 @@ struct CLITests {
         #expect(result.stderr.contains(fragment), "\(arguments): \(result.stderr)")
     }
 }
+
+/// `beacon events`: the queue's head and tail from the command line.
+@Suite("beacon events", .timeLimit(.minutes(2)))
+struct EventsCommandTests {
+    @Test("Head, tail, the gap between, JSON, a filter, and clear refusals")
+    func eventsCommand() async throws {
+        let directory = try BeaconProcess.temporaryDirectory()
+        let db = "\(directory)/q.sqlite"
+        let track = try await BeaconProcess.run(["track", "--db", db, "--name", "Order Completed", "--count", "30", "--print-ids"])
+        #expect(track.status == 0, "\(track.stderr)")
+        let ids = track.stdout.split(separator: "\n").map(String.init)
+        let marked = try await BeaconProcess.run(["track", "--db", db, "--name", "Signed Up", "--prop", "plan=needle", "--print-ids"])
+        let needleId = marked.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let json = try await BeaconProcess.run(["events", "--db", db, "--limit", "2", "--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let page = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(page["pending"] as? Int == 31 && page["matching"] as? Int == 31)
+        let head = try #require(page["head"] as? [[String: Any]])
+        let tail = try #require(page["tail"] as? [[String: Any]])
+        #expect(head.compactMap { $0["messageId"] as? String } == Array(ids.prefix(2)))
+        #expect(tail.compactMap { $0["messageId"] as? String } == [ids[29], needleId])
+        #expect((head.first?["event"] as? [String: Any])?["event"] as? String == "Order Completed")
+
+        let text = try await BeaconProcess.run(["events", "--db", db, "--limit", "2"])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("… 27 more between the oldest 2 and the newest 2"), "\(text.stdout)")
+        #expect(text.stdout.contains("31 events pending for any destination"))
+
+        let grep = try await BeaconProcess.run(["events", "--db", db, "--grep", "needle", "--json"])
+        let found = try #require(try JSONSerialization.jsonObject(with: Data(grep.stdout.utf8)) as? [String: Any])
+        #expect(found["matching"] as? Int == 1)
+        #expect(((found["head"] as? [[String: Any]]) ?? []).compactMap { $0["messageId"] as? String } == [needleId])
+        let none = try await BeaconProcess.run(["events", "--db", db, "--grep", "absent"])
+        #expect(none.status == 0 && none.stdout.contains("none of the 31 events pending for any destination contains \"absent\""))
+
+        // `track` registers no destination: any name is unknown, and the error says which there are.
+        let unknown = try await BeaconProcess.run(["events", "--db", db, "--destination", "backup"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("no destination named \"backup\""), "\(unknown.stderr)")
+        for bad in [["--limit", "0"], ["--limit", "1001"], ["--limit", "-5"], ["--limit", "1e300"], ["--destination", ""]] {
+            let refused = try await BeaconProcess.run(["events", "--db", db] + bad)
+            #expect(refused.status == 2, "\(bad): \(refused.stderr)")
+        }
+        let missing = try await BeaconProcess.run(["events", "--db", "\(directory)/none.sqlite"])
+        #expect(missing.status == 2 && missing.stderr.contains("does not exist"), "\(missing.stderr)")
+        // Reading wrote nothing: the store's depth is as it was.
+        let status = try await BeaconProcess.run(["status", "--db", db, "--json"])
+        let after = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+        #expect(after["depth"] as? Int == 31)
+    }
+}

@@ -1,5 +1,6 @@
 import Beacon
 import BeaconDashboard
+import BeaconWire
 import Foundation
 import Testing
 
@@ -170,6 +171,73 @@ import Testing
     @Test func helpOverlay() throws {
         let state = Fixtures.demoState { $0.isHelpVisible = true }
         try expectGolden("help-80x24", Fixtures.steady(), state, 80, 24)
+    }
+
+    @Test("? twice: the legend, a line for each figure; a third time closes it")
+    func figureLegend() throws {
+        var state = Fixtures.demoState()
+        state = DashboardReducer.reduce(state, .character("?")).0
+        #expect(state.isHelpVisible && state.helpPage == .keys)
+        state = DashboardReducer.reduce(state, .character("?")).0
+        #expect(state.isHelpVisible && state.helpPage == .figures)
+        try expectGolden("figures-legend-80x24", Fixtures.steady(), state, 80, 24)
+        let text = DashboardRenderer.render(snapshot: Fixtures.steady(), state: state, size: (80, 24)).text
+        // Every figure of the main screen is explained.
+        for figure in ["depth", "queued", "in  out", "in memory", "accepted", "delivered", "batch max", "peak", "oldest",
+                       "pending", "failing since", "drains in", "sent retried", "split", "dead-lettered", "dropped", "refused", "p50"] {
+            #expect(text.contains("│ \(figure)"), "the legend lacks \(figure)")
+        }
+        #expect(!DashboardReducer.reduce(state, .character("?")).0.isHelpVisible)
+        #expect(!DashboardReducer.reduce(state, .escape).0.isHelpVisible)
+    }
+
+    @Test("e: the pending view, the longest values the engine can produce, the selected event's JSON below")
+    func pendingEventsView() throws {
+        let snapshot = Fixtures.twoDestinations()
+        var state = Fixtures.demoState()
+        state.observe(snapshot)
+        state = DashboardReducer.reduce(state, .character("e")).0
+        #expect(state.view == .pendingEvents)
+        #expect(state.pendingEventsQuery.destination == "primary", "several destinations: the selected one's")
+        func record(_ sequence: Int64, name: String, ago: Int64) -> PendingEventRecord {
+            let digits = String(String(sequence).suffix(12))
+            let event = Event(name: name, properties: ["index": .int(Int(sequence)), "sku": .string("SKU-\(sequence)")],
+                              messageId: "01a237e1-a4b0-7000-9f14-" + String(repeating: "0", count: 12 - digits.count) + digits,
+                              timestamp: .init(millisecondsSince1970: Fixtures.t0 - ago), userId: "user-\(sequence)")
+            return PendingEventRecord(sequence: sequence, messageId: event.messageId, name: name,
+                                      createdAt: .init(millisecondsSince1970: Fixtures.t0 - ago), payload: event.jsonBytes)
+        }
+        let longName = String(repeating: "Checkout Step Completed ", count: 8)
+        let page = PendingEventsPage(
+            pending: Int.max,
+            head: [record(1 << 62 - 40, name: longName, ago: 4 * 86_400_000), record(1 << 62 - 39, name: "Page Viewed", ago: 3_600_000),
+                   record(1 << 62 - 38, name: "Naïve 名前 \u{1F600}", ago: 61_000)],
+            tail: [record(1 << 62 - 2, name: "Signed Up", ago: 1_000), record(1 << 62 - 1, name: "Order Completed", ago: 0)],
+            matching: Int.max, destinations: ["archive", "primary", "warehouse"])
+        state.pendingEvents.receive(page, destination: "primary")
+        try expectGolden("pending-events-80x24", snapshot, state, 80, 24)
+        let text = DashboardRenderer.render(snapshot: snapshot, state: state, size: (80, 24)).text
+        #expect(text.contains("9,223,372,036,854,775,802 more pending between"), "\(text)")
+        // The cursor walks the listed events, skipping the gap; G ends on the newest.
+        state = DashboardReducer.reduce(state, .down).0
+        #expect(state.pendingEvents.selected?.name == "Page Viewed")
+        state = DashboardReducer.reduce(state, .character("G")).0
+        #expect(state.pendingEvents.selected?.name == "Order Completed")
+        let newest = DashboardRenderer.render(snapshot: snapshot, state: state, size: (80, 24)).text
+        #expect(newest.contains("seq \(1 << 62 - 1) · messageId"), "the newest event's detail is shown: \(newest)")
+        // A new page keeps the cursor on the same event.
+        state.pendingEvents.receive(page, destination: "primary")
+        #expect(state.pendingEvents.selected?.name == "Order Completed")
+        // Tab moves to the next destination, and the query follows.
+        state = DashboardReducer.reduce(state, .tab).0
+        #expect(state.pendingEventsQuery.destination == "warehouse")
+        #expect(DashboardReducer.reduce(state, .character("e")).0.view == .main, "e closes it")
+        #expect(DashboardReducer.reduce(state, .escape).0.view == .main, "so does Esc")
+        // With no store to read, it says so.
+        var unavailable = Fixtures.demoState()
+        unavailable = DashboardReducer.reduce(unavailable, .character("e")).0
+        unavailable.pendingEvents.isUnavailable = true
+        #expect(DashboardRenderer.render(snapshot: Fixtures.steady(), state: unavailable, size: (80, 24)).text.contains("not available"))
     }
 
     @Test func policyPromptShowsParseError() throws {

@@ -119,9 +119,13 @@ struct KeyScript {
 
     @Test mutating func helpToggles() {
         #expect(script.press(.character("?")) == [])
-        #expect(script.state.isHelpVisible)
+        #expect(script.state.isHelpVisible && script.state.helpPage == .keys)
+        script.press(.character("?"))
+        #expect(script.state.isHelpVisible && script.state.helpPage == .figures, "the second page: the legend")
         script.press(.character("?"))
         #expect(!script.state.isHelpVisible)
+        script.press(.character("?"))
+        #expect(script.state.helpPage == .keys, "opened again, the keys come first")
         script.press(.character("?"), .escape)
         #expect(!script.state.isHelpVisible)
     }

@@ -18,7 +18,9 @@ import Beacon
 /// | `P` | pause the selected destination, or resume it (its events stay queued while paused) |
 /// | `Tab` | select the next destination for `P` |
 /// | `d` | the dead-letter view: `↑`/`↓` (`k`/`j`) select, Space mark, Enter the whole letter and its attempts, `/` search (`dest:NAME reason:TEXT TEXT`), `r` retry the marked (or selected) letters, `R` retry every letter the search finds, `x`/`X` the same for purge (both ask `y`), Esc clear marks or close, `d` close |
-/// | `?` | toggle help; Esc also closes it |
+/// | `n` | the event-name view: the busiest names, counts and rates; `n` closes it |
+/// | `e` | the pending-events view: the queue's oldest and newest events (the selected destination's when there are several), `↑`/`↓` select, the selected one's JSON below; `e` or Esc close it |
+/// | `?` | help: the keys, then (`?` again) what each figure means; Esc closes it |
 /// | `q` | quit |
 ///
 /// In monitor mode only `?`, Esc, `q`, `d` (to look) and `Tab` act; the engine keys leave a
@@ -99,6 +101,9 @@ public enum DashboardReducer {
         if next.view == .deadLetters, !next.isHelpVisible, let actions = handleDeadLetterKey(key, state: &next) {
             return (next, actions)
         }
+        if next.view == .pendingEvents, !next.isHelpVisible, let actions = handlePendingEventsKey(key, state: &next) {
+            return (next, actions)
+        }
         switch key {
         case .tab:
             selectNextDestination(state: &next)
@@ -124,7 +129,15 @@ public enum DashboardReducer {
     private static func handleCommand(_ character: Character, state: inout DashboardState) -> [DashboardAction] {
         switch character {
         case "?":
-            state.isHelpVisible.toggle()
+            // Keys, then the legend of the figures, then closed.
+            if !state.isHelpVisible {
+                state.isHelpVisible = true
+                state.helpPage = .keys
+            } else if state.helpPage == .keys {
+                state.helpPage = .figures
+            } else {
+                state.isHelpVisible = false
+            }
             return []
         case "q":
             state.isQuitting = true
@@ -132,6 +145,11 @@ public enum DashboardReducer {
             return [.quit]
         case "n":
             state.view = state.view == .eventNames ? .main : .eventNames
+            state.message = nil
+            return []
+        case "e":
+            state.view = .pendingEvents
+            state.pendingEvents.cursor = 0
             state.message = nil
             return []
         case "d":

@@ -75,13 +75,18 @@ struct Renderer {
         }
         // An open dead letter takes the queue graph's rows too: it has the most to say.
         let letterOpen = state.view == .deadLetters && state.workbench.detail != nil
-        let lentRows = letterOpen && layout.graphRows > 0 ? 1 + layout.graphRows : 0
-        if layout.graphRows > 0, !letterOpen {
+        // So does the pending-events view: the selected event's JSON goes below the list.
+        let lendsGraph = letterOpen || state.view == .pendingEvents
+        let lentRows = lendsGraph && layout.graphRows > 0 ? 1 + layout.graphRows : 0
+        if layout.graphRows > 0, !lendsGraph {
             drawQueue(y: y, graphRows: layout.graphRows)
             y += 1 + layout.graphRows
         }
         if state.view == .deadLetters, layout.middleRows + lentRows >= 2 {
             drawDeadLetters(y: y, rows: layout.middleRows + lentRows - 1)
+            y += layout.middleRows + lentRows
+        } else if state.view == .pendingEvents, layout.middleRows + lentRows >= 2 {
+            drawPendingEvents(y: y, rows: layout.middleRows + lentRows - 1)
             y += layout.middleRows + lentRows
         } else if state.view == .eventNames, layout.middleRows >= 2 {
             drawEventNames(y: y, rows: layout.middleRows - 1)

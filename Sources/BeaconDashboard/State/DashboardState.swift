@@ -5,8 +5,10 @@ import Beacon
 public struct DashboardState: Sendable, Hashable {
     /// Demo (keys drive the engine) or monitor (read-only).
     public var mode: DashboardMode
-    /// Whether the key help overlay is shown.
+    /// Whether the help overlay is shown.
     public var isHelpVisible: Bool = false
+    /// Which page of the help is shown: the keys, or what each figure means (`?` again).
+    public var helpPage: HelpPage = .keys
     /// The prompt being typed in, if any.
     public var prompt: Prompt?
     /// Events sent by `b`.
@@ -59,6 +61,8 @@ public struct DashboardState: Sendable, Hashable {
     public var workbench = DeadLetterWorkbench()
     /// Dead letters in the store, as last seen.
     public var deadLetterCount: Int = 0
+    /// The pending-events view's last read and cursor.
+    public var pendingEvents = PendingEventsView()
 
     /// What the screen shows between the queue graph and the outcomes.
     public enum View: Sendable, Hashable {
@@ -68,6 +72,16 @@ public struct DashboardState: Sendable, Hashable {
         case deadLetters
         /// The names the engine accepted most events under (`n`).
         case eventNames
+        /// The oldest and newest events still queued, with the selected one's JSON (`e`).
+        case pendingEvents
+    }
+
+    /// The help overlay's pages, in the order `?` shows them.
+    public enum HelpPage: Sendable, Hashable {
+        /// Every key.
+        case keys
+        /// What each figure on the screen counts: the legend.
+        case figures
     }
 
     /// What a dead-letter retry or purge acts on, for its confirmation.

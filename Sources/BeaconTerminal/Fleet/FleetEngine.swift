@@ -7,16 +7,19 @@ public struct FleetEngine: Sendable {
     public var name: String
     public var snapshots: AsyncStream<EngineSnapshot>
     public var deadLetters: (any DeadLetterReading)?
-    /// Carries out one action and says what it answered (see ``runDashboard(snapshots:mode:initialState:deadLetters:perform:)``).
+    /// Where its pending-events view reads the queue.
+    public var pendingEvents: (any PendingEventReading)?
+    /// Carries out one action and says what it answered (see ``runDashboard(snapshots:mode:initialState:deadLetters:pendingEvents:perform:)``).
     public var perform: @Sendable (DashboardAction) async -> CommandAnswer
 
     public init(
         name: String, snapshots: AsyncStream<EngineSnapshot>, deadLetters: (any DeadLetterReading)? = nil,
-        perform: @escaping @Sendable (DashboardAction) async -> CommandAnswer
+        pendingEvents: (any PendingEventReading)? = nil, perform: @escaping @Sendable (DashboardAction) async -> CommandAnswer
     ) {
         self.name = name
         self.snapshots = snapshots
         self.deadLetters = deadLetters
+        self.pendingEvents = pendingEvents
         self.perform = perform
     }
 }

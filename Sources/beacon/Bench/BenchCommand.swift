@@ -18,7 +18,9 @@ struct BenchCommand: AsyncParsableCommand {
             against a bare tracker; track() latency; memory from 1 to 1M events queued); drain (a 100k-event \
             backlog at batch size 500 to a `beacon collector --db` process, against posting the same bodies \
             raw over one connection); latency (first track to last of 10k events stored at batch size 100, \
-            against the same raw posts); all (every one). With --json, one JSON object per figure and line: \
+            against the same raw posts); events (the queue's head and tail, as `beacon events` and the console's \
+            pending view read them, with 1M events pending; and the drain with that view open against without); \
+            all (every one). With --json, one JSON object per figure and line: \
             figure, median, values, baseline, baselineMedian, ratio (of the medians; the target is on it), \
             pairedRatios and pairedRatioMedian (run by run), target, met, runs, cores, loadAverage1m. \
             ingest (concurrent clients posting gzip batches to collector processes, against the store's own \
@@ -34,10 +36,10 @@ struct BenchCommand: AsyncParsableCommand {
     /// Each benchmark's name and what runs it (given the temporary directory) into its
     /// figures. A new benchmark joins `bench NAME` and `bench all` with one line here.
     private var benchmarks: [(name: String, run: (String) async throws -> [BenchFigure])] {
-        [("enqueue", runEnqueue), ("drain", runDrain), ("latency", runLatency)]
+        [("enqueue", runEnqueue), ("drain", runDrain), ("latency", runLatency), ("events", runEvents)]
     }
 
-    @Argument(help: "Which benchmark: enqueue, drain, latency or all (memory: one part of enqueue, in its own process).")
+    @Argument(help: "Which benchmark: enqueue, drain, latency, events or all (memory: one part of enqueue, in its own process).")
     var name: String = "enqueue"
 
     @Flag(help: "Print the figures as JSON on stdout, one object per line.")
@@ -57,6 +59,9 @@ struct BenchCommand: AsyncParsableCommand {
 
     @Option(parsing: .unconditional, help: "Events of the latency benchmark.")
     var latencyEvents: Int = 10_000
+
+    @Option(parsing: .unconditional, help: "Events queued for the pending-events benchmark (events).")
+    var pendingEvents: Int = 1_000_000
 
     @Option(parsing: .unconditional, help: "The sender's gzip level for drain and latency, 1 (fastest) to 9 (smallest).")
     var gzipLevel: Int = Gzip.defaultLevel
@@ -83,6 +88,9 @@ struct BenchCommand: AsyncParsableCommand {
         guard (1...10_000_000).contains(drainEvents) else { throw ValidationError("--drain-events must be 1...10000000, not \(drainEvents)") }
         guard (1...10_000_000).contains(latencyEvents) else {
             throw ValidationError("--latency-events must be 1...10000000, not \(latencyEvents)")
+        }
+        guard (1...10_000_000).contains(pendingEvents) else {
+            throw ValidationError("--pending-events must be 1...10000000, not \(pendingEvents)")
         }
         guard (1...9).contains(gzipLevel) else { throw ValidationError("--gzip-level \(gzipLevel) is not in 1...9") }
         let concurrencies = Destination.maxConcurrentRequestsRange
@@ -168,6 +176,76 @@ struct BenchCommand: AsyncParsableCommand {
             "settledGrowthMiB": .double(round2(BenchmarkStatistics.median(zip(manySettled, oneSettled).map { ($0 - $1) / mebibyte }))),
         ]
         return [enqueue, running, latency, memory]
+    }
+
+    // MARK: events
+
+    /// `beacon events` and the pending view at depth: the head and tail read of a queue of
+    /// `--pending-events`, the same with a text only the newest event has (the worst case:
+    /// every event is looked at), and the drain with the view open against without.
+    private func runEvents(directory: String) async throws -> [BenchFigure] {
+        let path = directory + "/pending.sqlite"
+        defer { EnqueueBenchmark.remove(path) }
+        progress("events: queueing \(pendingEvents) events...")
+        let queue = try SQLiteEventQueue(path: path, configuration: {
+            var configuration = SQLiteEventQueue.Configuration()
+            configuration.maxQueuedEvents = max(pendingEvents, configuration.maxQueuedEvents)
+            return configuration
+        }())
+        let tracker = Tracker(queue: queue)
+        for _ in 0..<(pendingEvents - 1) { try tracker.track("Benchmark Event", properties: EnqueueBenchmark.properties) }
+        try tracker.track("Benchmark Event", properties: ["marker": "only-the-newest"])
+        await queue.waitForPendingWrites()
+        _ = await queue.close()
+        try StoreRest.checkpoint(path)
+        let reader = try StoreReader(path: path)
+        var page: [Double] = []
+        var grep: [Double] = []
+        var listed = 0
+        for run in 1...runs {
+            progress("events: run \(run) of \(runs)")
+            var started = ContinuousClock.now
+            let read = try await reader.pendingEvents(PendingEventQuery(limit: 10))
+            page.append(started.duration(to: .now).inMillisecondsDouble)
+            listed = read.events.count
+            guard read.pending == pendingEvents else {
+                throw CLIError.runtime("the pending read found \(read.pending) of \(pendingEvents) events")
+            }
+            started = ContinuousClock.now
+            let found = try await reader.pendingEvents(PendingEventQuery(containing: "only-the-newest", limit: 10))
+            grep.append(started.duration(to: .now).inMillisecondsDouble)
+            guard found.events.count == 1 else { throw CLIError.runtime("the text read found \(found.events.count) events, not 1") }
+        }
+        var head = BenchFigure(
+            benchmark: "events", figure: "head and tail of \(pendingEvents) pending (10 each, beacon events and the view)",
+            unit: "ms", values: page, target: .valueBelow(1_000))
+        head.details = ["events": .int(pendingEvents), "listed": .int(listed)]
+        let text = BenchFigure(
+            benchmark: "events", figure: "the same with --grep of a text only the newest has (every event read)", unit: "ms",
+            values: grep)
+        // The drain with the view open, against without, run in turn.
+        var benchmark = delivery
+        benchmark.directory = directory
+        var open: [Double] = []
+        var closed: [Double] = []
+        var reads = 0
+        var longest = Duration.zero
+        for run in 1...runs {
+            progress("events: drain with and without the pending view, run \(run) of \(runs)")
+            let without = try await benchmark.drain(events: drainEvents, batchSize: 500, run: run)
+            let with = try await benchmark.drain(events: drainEvents, batchSize: 500, run: run, pendingView: true)
+            closed.append(Double(drainEvents) / without.elapsed.inSeconds)
+            open.append(Double(drainEvents) / with.elapsed.inSeconds)
+            reads += with.viewReads
+            longest = max(longest, with.longestViewRead)
+        }
+        var drain = BenchFigure(
+            benchmark: "events", figure: "drain with the pending view open (a read a second)", unit: "events/s", values: open,
+            baseline: "the same drain with no view", baselineValues: closed, target: .ratioAtLeast(0.95))
+        drain.details = [
+            "viewReads": .int(reads), "longestViewReadMs": .double(round2(longest.inMillisecondsDouble)), "drainEvents": .int(drainEvents),
+        ]
+        return [head, text, drain]
     }
 
     // MARK: drain and latency

@@ -143,7 +143,9 @@ struct DemoSession {
         let exit: DashboardExit
         do {
             exit = try await runDashboard(
-                snapshots: await engine.observer.snapshots(), mode: .demo, initialState: initial, deadLetters: queue
+                snapshots: await engine.observer.snapshots(), mode: .demo, initialState: initial, deadLetters: queue,
+                // Read beside the engine's writer, as a monitor would: the drain never waits.
+                pendingEvents: try? StoreReader(path: files.store)
             ) { action in
                 await controls.perform(action)
                 return .applied  // in process: the demo's controls refuse nothing

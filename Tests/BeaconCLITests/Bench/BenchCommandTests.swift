@@ -100,6 +100,19 @@ struct BenchCommandTests {
         #expect((number(details["wireBytesPerEventPlain"]) ?? 0) > (number(details["wireBytesPerEventGzip"]) ?? 0))
     }
 
+    @Test("events: the head and tail at depth, the worst-case text read, and the drain with the view open against without")
+    func events() async throws {
+        let figures = try await figures(["events", "--runs", "1", "--pending-events", "3000", "--drain-events", "1200"])
+        #expect(figures.count == 3)
+        let head = try #require(figures.first)
+        #expect(head["unit"]?.stringValue == "ms" && head["target"]?.stringValue == "< 1000.0")
+        #expect(head["details"]?["listed"]?.intValue == 20, "10 from each end")
+        #expect(head["details"]?["events"]?.intValue == 3000)
+        let drain = try #require(figures.last)
+        try checkRatio(drain, runs: 1)
+        #expect((drain["details"]?["viewReads"]?.intValue ?? 0) >= 1, "the view read while the queue drained")
+    }
+
     @Test("enqueue: the ratio to raw SQLite, the engine against a bare tracker, track p99 and memory growth")
     func enqueue() async throws {
         let figures = try await figures(["enqueue", "--runs", "1", "--events", "3000", "--memory-events", "2000"])

@@ -171,3 +171,17 @@ extension StoreReader: DeadLetterReading {
         }
     }
 }
+
+extension StoreReader: PendingEventReading {
+    /// The oldest and newest events still pending, for `beacon events` and the console's
+    /// pending view. Read in one WAL read transaction: the engine's writer never waits.
+    public func pendingEvents(_ query: PendingEventQuery) async throws(StorageError) -> PendingEventsPage {
+        do {
+            return try await pool.read { db in try PendingEventRows.page(db, query: query) }
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError(error, path: path)
+        }
+    }
+}

@@ -44,6 +44,15 @@ struct DeliveryBenchmark {
         /// SQL statements the engine's queue started during the span (its writer and
         /// readers; the checkpointer's connection is not traced).
         var sqlStatements = 0
+        /// With the pending view open: the reads of the queue's head and tail it made
+        /// (one a second, as the console's), and the longest.
+        var viewReads = 0
+        var longestViewRead: Duration = .zero
+    }
+
+    /// The pending view's reads during a drain: how many, and the longest.
+    final class ViewReads: Sendable {
+        let value = Mutex<(count: Int, longest: Duration)>((0, .zero))
     }
 
     /// Counts the statements a queue's connections start (``SQLiteEventQueue/Configuration/statementObserver``).
@@ -67,7 +76,9 @@ struct DeliveryBenchmark {
     }
 
     /// Drains a backlog of `events` to a fresh collector at `batchSize`.
-    func drain(events: Int, batchSize: Int, run: Int, gzip: Bool = true) async throws -> EngineRun {
+    /// - Parameter pendingView: Whether a reader on the store reads the queue's head and
+    ///   tail every second during the drain, as the console's pending view does.
+    func drain(events: Int, batchSize: Int, run: Int, gzip: Bool = true, pendingView: Bool = false) async throws -> EngineRun {
         let path = "\(directory)/drain-\(run)-\(gzip).sqlite"
         defer { EnqueueBenchmark.remove(path) }
         let statements = StatementCounter()
@@ -85,8 +96,21 @@ struct DeliveryBenchmark {
         let engine = BeaconEngine(
             queue: queue, destination: try destination(meter),
             settings: settings(policy: .manual, batchSize: batchSize, maxBatchBytes: 1_000_000), logger: logger)
+        let view = pendingView ? try StoreReader(path: path) : nil
+        let viewReads = ViewReads()
         let measured = try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
+            if let view {
+                group.addTask {
+                    while !Task.isCancelled {
+                        let started = ContinuousClock.now
+                        _ = try await view.pendingEvents(PendingEventQuery(limit: 10))
+                        let took = started.duration(to: .now)
+                        viewReads.value.withLock { $0 = ($0.count + 1, max($0.longest, took)) }
+                        try await Task.sleep(for: .seconds(1))
+                    }
+                }
+            }
             let cpuStart = (ProcessCPU.seconds, try collector.cpuSeconds)
             statements.reset()
             let start = ContinuousClock.now
@@ -103,6 +127,7 @@ struct DeliveryBenchmark {
             elapsed: measured.0.duration(to: measured.1), engineCPUSeconds: measured.2.0, collectorCPUSeconds: measured.2.1,
             stages: EngineStages(queue: queue, meter: meter), bodies: meter.bodies, wireBytes: meter.bytes)
         result.sqlStatements = measured.3
+        (result.viewReads, result.longestViewRead) = viewReads.value.withLock { $0 }
         result.split(start: measured.0, end: measured.1, meter: meter)
         return result
     }
