@@ -173,6 +173,37 @@ import Testing
         try expectGolden("help-80x24", Fixtures.steady(), state, 80, 24)
     }
 
+    @Test("Sparklines: depth, in and out over the last ten minutes beside their values, an incident's shape")
+    func trendSparklines() throws {
+        var snapshot = Fixtures.steady()
+        // Ten minutes: steady, then the collector goes away (out falls to 0, depth climbs),
+        // then it is back (out above in, depth falls).
+        snapshot.trend = (0..<60).map { point in
+            switch point {
+            case ..<30: Trend.Point(depth: 40, rateIn: 120, rateOut: 120)
+            case ..<45: Trend.Point(depth: 40 + (point - 29) * 1_200, rateIn: 120, rateOut: 0)
+            default: Trend.Point(depth: max(0, 18_040 - (point - 44) * 1_500), rateIn: 120, rateOut: 270)
+            }
+        }
+        try expectGolden("trend-80x24", snapshot, Fixtures.demoState(), 80, 24)
+        let lines = DashboardRenderer.render(snapshot: snapshot, state: Fixtures.demoState(), size: (80, 24)).text
+            .split(separator: "\n").map(String.init)
+        let depth = try #require(lines.first { $0.contains("│ depth ") })
+        let out = try #require(lines.first { $0.contains("│ out ") })
+        // The outage shows: the depth's highest bar in the middle, out's floor there.
+        #expect(depth.contains("█") && out.contains("▁") && out.contains("█"), "\(depth)\n\(out)")
+        // No trend yet (an engine just started, a store no engine serves): no sparkline.
+        let plain = DashboardRenderer.render(snapshot: Fixtures.steady(), state: Fixtures.demoState(), size: (80, 24)).text
+        let plainDepth = try #require(plain.split(separator: "\n").first { $0.contains("│ depth ") })
+        #expect(!(plainDepth.split(separator: "│").last ?? "").contains { "▁▂▃▄▅▆▇█".contains($0) }, "\(plainDepth)")
+        // Extremes read sanely: huge, NaN and infinite rates, negative depths.
+        var extreme = Fixtures.steady()
+        extreme.trend = [Trend.Point(depth: .max, rateIn: .nan, rateOut: .infinity), Trend.Point(depth: -5, rateIn: 1e300, rateOut: -1)]
+        #expect(extreme.trend[0].rateIn == 0 && extreme.trend[0].rateOut == 0 && extreme.trend[1].depth == 0)
+        let rendered = DashboardRenderer.render(snapshot: extreme, state: Fixtures.demoState(), size: (80, 24)).text
+        #expect(rendered.contains("│ depth "), "\(rendered)")
+    }
+
     @Test("? twice: the legend, a line for each figure; a third time closes it")
     func figureLegend() throws {
         var state = Fixtures.demoState()

@@ -173,6 +173,7 @@ extension BeaconEngine {
                 fullInSeconds: snapshot.diskFullInSeconds, low: snapshot.isDiskLow)
         }
         report.boundInSeconds = snapshot.boundInSeconds.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        report.trend = snapshot.trend.map(EngineStatusReport.TrendPoint.init)
         return report
     }
 }

@@ -56,6 +56,9 @@ public struct EngineSnapshot: Sendable, Hashable {
     public var buffered: Int
     /// Queue depth over time, oldest first, one sample per second.
     public var depthHistory: [Int]
+    /// Depth and rates over the last ten minutes, one point per ten seconds (the
+    /// console's sparklines).
+    public var trend: [Trend.Point] = []
     /// Events accepted per second, over the last few seconds.
     public var rateIn: Double
     /// Events delivered per second, over the last few seconds.

@@ -57,6 +57,8 @@ public actor TrackingObserver {
     private var current: EngineSnapshot
     private var batches = Deque<BatchRecord>()
     private var depthHistory = Deque<Int>()
+    /// The last ten minutes, a point per ten ticks' worth of time.
+    private var trend: Trend
     private var rateSamples = Deque<(accepted: Int, delivered: Int)>()
     /// Each destination's delivered counter, one sample per tick (as ``rateSamples``).
     private var destinationSamples = Deque<[String: Int]>()
@@ -120,6 +122,9 @@ public actor TrackingObserver {
         self.depthSamples = depthSamples
         self.rateWindow = rateWindow
         self.tickInterval = tickInterval
+        // A point per ten seconds whatever the tick (one tick a point when ticks are longer).
+        let ticks = Trend.pointInterval / max(tickInterval, .milliseconds(1))
+        trend = Trend(ticksPerPoint: ticks.isFinite ? Int(min(3_600, max(1, ticks.rounded()))) : 10)
         self.sleep = sleep
         self.baseTotals = depth.totals
         self.depthProvider = depthProvider
@@ -408,6 +413,8 @@ public actor TrackingObserver {
             current.rateOut = Double(last.delivered - first.delivered) / seconds
         }
         for index in current.destinations.indices { current.destinations[index].inflowRate = current.rateIn }
+        trend.add(depth: current.depth, rateIn: current.rateIn, rateOut: current.rateOut)
+        current.trend = trend.points
         if let eventNamesProvider { sampleEventNames(eventNamesProvider()) }
         if let diskProvider { current.disk = diskProvider() }
         estimateFilling()

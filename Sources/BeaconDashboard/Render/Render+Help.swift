@@ -17,6 +17,7 @@ extension Renderer {
         ("depth", "events stored that a destination has still to send"),
         ("queued", "the bytes of those events' JSON"),
         ("in  out", "events accepted / delivered per second, last 5 s"),
+        ("▁▃▅█", "depth, in, out over the last 10 min, newest right"),
         ("in memory", "accepted, not yet committed to the store"),
         ("accepted", "events the store committed (store)"),
         ("delivered", "events their destinations acknowledged (store)"),

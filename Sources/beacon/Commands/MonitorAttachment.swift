@@ -196,6 +196,8 @@ final class MonitorAttachment: Sendable {
         snapshot.disk = report.disk.map { StoreDisk(storeBytes: $0.storeBytes, freeBytes: $0.freeBytes, totalBytes: $0.totalBytes) }
         snapshot.diskFullInSeconds = report.disk?.fullInSeconds.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         snapshot.boundInSeconds = report.boundInSeconds.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        // The engine's last ten minutes, bounded and made sane (it is read from a socket).
+        snapshot.trend = Trend(points: (report.trend ?? []).suffix(Trend.capacity).map(\.point)).points
         guard let totals = report.totals else { return }
         snapshot.totals.refused = max(0, totals.refused ?? 0)
         snapshot.batchesSeenByMonitor = false

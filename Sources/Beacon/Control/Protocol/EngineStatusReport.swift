@@ -43,6 +43,25 @@ public struct EngineStatusReport: Codable, Sendable, Hashable {
     public var disk: Disk?
     /// Seconds until the queue's bound is reached at the net inflow (absent: not filling).
     public var boundInSeconds: Double?
+    /// The last ten minutes, oldest first, a point per ten seconds (absent from an engine
+    /// before this one): what an attached console draws its sparklines from.
+    public var trend: [TrendPoint]?
+
+    /// One point of ``trend`` (``Trend/Point``).
+    public struct TrendPoint: Codable, Sendable, Hashable {
+        public var depth: Int
+        public var accepted: Double
+        public var delivered: Double
+
+        public init(_ point: Trend.Point) {
+            depth = point.depth
+            accepted = point.rateIn
+            delivered = point.rateOut
+        }
+
+        /// The point, its values made sane (``Trend/Point/init(depth:rateIn:rateOut:)``).
+        public var point: Trend.Point { Trend.Point(depth: depth, rateIn: accepted, rateOut: delivered) }
+    }
 
     /// The disk under the store, as ``StoreDisk`` and the observer's estimate give it.
     public struct Disk: Codable, Sendable, Hashable {
