@@ -64,7 +64,7 @@ struct StorageFaultCLITests {
         // What a future Beacon might do: a migration this binary does not know, and a column renamed.
         try await StoreFile.open(db).write { db in
             try db.execute(sql: "ALTER TABLE segment_1 RENAME COLUMN message_id TO mid")
-            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v8-future')")
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9-future')")
         }
         for command in [
             ["status", "--db", db], ["monitor", "--db", db], ["track", "--db", db], ["track", "--db", db, "--print-ids"],
@@ -74,13 +74,13 @@ struct StorageFaultCLITests {
             #expect(!result.timedOut, "\(command) ended")
             #expect(result.status == 1, "\(command) exits 1, not \(result.status) (\(result.stderr))")
             #expect(result.stderrLines.count == 1, "\(command): one line, not \(result.stderrLines)")
-            #expect(result.stderr.contains("schema version 8"), "\(command): \(result.stderr)")
-            #expect(result.stderr.contains("version 7"), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("schema version 9"), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("version 8"), "\(command): \(result.stderr)")
         }
         let migrations = try await StoreFile.open(db).read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
         }
-        #expect(migrations == ["v1-queue", "v2-sync", "v3-destinations", "v4-operations", "v5-pauses", "v6-dead-letter-attempts", "v7-segmented-log", "v8-future"])
+        #expect(migrations == ["v1-queue", "v2-sync", "v3-destinations", "v4-operations", "v5-pauses", "v6-dead-letter-attempts", "v7-segmented-log", "v8-operator-actions", "v9-future"])
         let depth = try await StoreFile.open(db).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM segment_1") }
         #expect(depth == 2, "no event was added to the newer store")
     }

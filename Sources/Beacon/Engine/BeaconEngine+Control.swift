@@ -17,9 +17,21 @@ extension BeaconEngine {
     public func serveControl(
         at path: String? = nil, lock: StoreLock? = nil, logger: Logger = Logger(label: "beacon.control")
     ) async throws(ControlServerError) -> ControlServer {
-        try await ControlServer.start(path: path ?? ControlProtocol.socketPath(forStore: queue.location), lock: lock, logger: logger) {
-            command in await self.perform(command)
-        }
+        let queue = self.queue
+        // Every command that would change the engine is kept in its store, applied or
+        // refused, with who asked: `beacon ctl log`, the console's log view.
+        return try await ControlServer.start(
+            path: path ?? ControlProtocol.socketPath(forStore: queue.location), lock: lock, logger: logger,
+            audit: { action in
+                do {
+                    try await queue.recordOperatorAction(action)
+                } catch {
+                    logger.warning("an operator's command was not kept in the store", metadata: [
+                        "command": "\(action.command)", "error": "\(error)",
+                    ])
+                }
+            }
+        ) { command in await self.perform(command) }
     }
 
     /// Carries out one control command.

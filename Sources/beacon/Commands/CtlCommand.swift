@@ -19,6 +19,9 @@ struct CtlCommand: AsyncParsableCommand {
             listens on FILE.control (mode 0600; only its own user or root may command it). \
             watch prints the status as JSON at once and then every --interval-ms, one line each, \
             until --count lines or until interrupted. \
+            log lists the commands operators gave the store's engines, newest first (the newest --limit \
+            of the 1000 kept): when, the peer's uid and pid, the command and its argument, applied or \
+            refused with the reason; it reads the store and needs no running engine. \
             Exit 0 when applied, 1 when refused or when no engine serves FILE, 2 on bad usage.
             """)
 
@@ -29,13 +32,13 @@ struct CtlCommand: AsyncParsableCommand {
     static let verbs: [(name: String, takes: Takes)] = [
         ("status", .nothing), ("flush", .nothing), ("offline", .nothing), ("online", .nothing), ("policy", .required),
         ("batch-size", .required), ("pause", .optional), ("resume", .optional), ("retry-now", .optional),
-        ("watch", .nothing),
+        ("watch", .nothing), ("log", .nothing),
     ]
 
     @Option(help: "The store whose engine to command (an SQLite file).")
     var db: String
 
-    @Argument(help: "What to do: status, flush, offline, online, policy, batch-size, pause, resume, retry-now, watch.")
+    @Argument(help: "What to do: status, flush, offline, online, policy, batch-size, pause, resume, retry-now, watch, log.")
     var verb: String
 
     @Argument(help: "The argument of policy (TEXT, e.g. 'count 7'), batch-size (N), or pause/resume/retry-now (a destination's name).")
@@ -49,6 +52,9 @@ struct CtlCommand: AsyncParsableCommand {
 
     @Option(help: "With watch: stop after this many snapshots (1...1000000; default: until interrupted).")
     var count: Int?
+
+    @Option(help: "With log: the newest commands listed at most (1...1000).")
+    var limit: Int?
 
     @Flag(help: """
         Print the engine's answer as JSON. With status: policy, batchSize, offline, depth, deadLetters, queue (events, \
@@ -90,7 +96,37 @@ struct CtlCommand: AsyncParsableCommand {
         if verb != "watch" && (count != nil || intervalMs != ControlProtocol.defaultWatchInterval) {
             throw ValidationError("--interval-ms and --count go with watch only")
         }
+        if let limit {
+            guard verb == "log" else { throw ValidationError("--limit goes with log only") }
+            guard (1...OperatorAction.kept).contains(limit) else { throw ValidationError("--limit must be 1...1000, not \(limit)") }
+        }
+        if verb == "log" { return }  // read from the store, not a command to the engine
         _ = try command()
+    }
+
+    /// `log`: the commands kept in the store, newest first.
+    private func log() async throws {
+        let actions: [OperatorAction]
+        do {
+            actions = try await StoreReader(path: db).operatorActions(limit: limit ?? 20)
+        } catch {
+            throw error.cli(path: db)
+        }
+        if json {
+            Output.json(JSONValue.object(["actions": .array(actions.map(\.json))]).jsonString)
+            return
+        }
+        guard !actions.isEmpty else {
+            Output.line("no operator command kept in \(db) (commands through the control channel are kept from 0.6.0 on)")
+            return
+        }
+        Output.line("at                        peer              command                outcome")
+        for action in actions {
+            let peer = action.peerUID.map { "uid \($0) pid \(action.peerPID.map(String.init) ?? "?")" } ?? "unknown peer"
+            let command = action.command + (action.argument.map { " " + PrintableText.line($0) } ?? "")
+            let outcome = action.applied ? "applied" : "refused: " + PrintableText.line(action.reason ?? "")
+            Output.line(action.at.iso8601.padding(25) + " " + peer.padding(17) + " " + command.padding(22) + " " + outcome)
+        }
     }
 
     func command() throws -> ControlCommand {
@@ -129,6 +165,7 @@ struct CtlCommand: AsyncParsableCommand {
 
     func run() async throws {
         if verb == "watch" { return try await watch() }
+        if verb == "log" { return try await log() }
         let response = try await ControlCall.answer(ControlClient(store: db), try command(), within: .milliseconds(timeoutMs))
         switch response.outcome {
         case .failure(let refusal):

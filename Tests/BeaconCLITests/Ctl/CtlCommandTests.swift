@@ -57,11 +57,41 @@ struct CtlCommandTests {
         ["watch", "--count", "-1"], ["watch", "--count", "9223372036854775808"], ["status", "--count", "2"], ["watch", "now"],
         // Refused before any engine is asked (none serves /tmp/nowhere.sqlite: that would be exit 1).
         ["policy", "count 1e300"], ["policy", "every nan s"], ["policy", ""], ["policy", "count -1"], ["batch-size", "-1"],
+        ["log", "--limit", "0"], ["log", "--limit", "1001"], ["log", "--limit", "1e300"], ["status", "--limit", "3"], ["log", "now"],
     ])
     func badUsage(arguments: [String]) async throws {
         let result = try await BeaconProcess.run(["ctl", "--db", "/tmp/nowhere.sqlite"] + arguments)
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test("ctl log: each command an operator gave, who gave it, applied or refused; read from the store, with or without an engine")
+    func operatorLog() async throws {
+        // A directory of the test's own: stopping the engine leaves the store for the last read.
+        let served = try await Served.start(in: try BeaconProcess.temporaryDirectory())
+        #expect(try await BeaconProcess.run(["ctl", "--db", served.store, "pause"]).status == 0)
+        #expect(try await BeaconProcess.run(["ctl", "--db", served.store, "policy", "count 9"]).status == 0)
+        #expect(try await BeaconProcess.run(["ctl", "--db", served.store, "retry-now", "ghost"]).status == 1)
+        #expect(try await BeaconProcess.run(["ctl", "--db", served.store, "status"]).status == 0)
+        let json = try await BeaconProcess.run(["ctl", "--db", served.store, "log", "--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let actions = try #require(object["actions"] as? [[String: Any]])
+        #expect(actions.compactMap { $0["command"] as? String } == ["retry-now", "policy", "pause"], "status is a read: \(actions)")
+        #expect(actions.compactMap { $0["applied"] as? Bool } == [false, true, true])
+        #expect((actions[0]["reason"] as? String)?.contains("ghost") == true)
+        // Each from its own ctl process: three pids, the user's uid.
+        let pids = Set(actions.compactMap { $0["peerPid"] as? Int })
+        #expect(pids.count == 3 && !pids.contains(Int(getpid())))
+        #expect(actions.allSatisfy { ($0["peerUid"] as? Int) == Int(geteuid()) })
+        try await served.stop()
+        // The engine gone, the log is still read from the store.
+        let text = try await BeaconProcess.run(["ctl", "--db", served.store, "log", "--limit", "2"])
+        #expect(text.status == 0, "\(text.stderr)")
+        let lines = text.stdout.split(separator: "\n")
+        #expect(lines.count == 3 && lines[1].contains("retry-now \"ghost\"") && lines[1].contains("refused: "), "\(text.stdout)")
+        #expect(lines[2].contains("policy \"count 9\"") && lines[2].contains("applied"))
+        try? FileManager.default.removeItem(atPath: served.directory)
     }
 
     @Test("the control protocol's dead-letter verbs point to beacon dead")

@@ -187,12 +187,12 @@ struct StorageFaultTests {
     func newerSchemaIsRefused() async throws {
         _ = try SQLiteEventQueue(path: path)
         try await StoreFile.open(path).write { db in
-            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v8-future')")
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9-future')")
         }
         let error = #expect(throws: StorageError.self) { _ = try SQLiteEventQueue(path: path) }
         #expect(error?.kind == .newerSchema)
-        #expect(error?.message.contains("schema version 8") == true, "\(String(describing: error))")
-        #expect(error?.message.contains("version 7") == true)
+        #expect(error?.message.contains("schema version 9") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("version 8") == true)
         let read = #expect(throws: StorageError.self) { _ = try StoreReader(path: path) }
         #expect(read?.kind == .newerSchema)
     }

@@ -51,12 +51,19 @@ public final class ControlServer: Service, Sendable {
     private let engineUID: UInt32
     private let maxResponseBytes: Int
     private let handler: Handler
+    /// Keeps each command that would change the engine, applied or refused (the engine
+    /// writes it to its store); `nil`: the log has it only.
+    private let audit: (@Sendable (OperatorAction) async -> Void)?
     private let logger: Logger
     private let counted = Mutex(Counts())
     private let acceptTask = Mutex<Task<Void, Never>?>(nil)
     private let connections = Mutex(ControlConnectionTable<any Channel, ContinuousClock.Instant>(capacity: ControlServer.maxConnections))
 
-    private init(path: String, inode: UInt64, engineUID: UInt32, maxResponseBytes: Int, handler: @escaping Handler, logger: Logger) {
+    private init(
+        path: String, inode: UInt64, engineUID: UInt32, maxResponseBytes: Int, handler: @escaping Handler,
+        audit: (@Sendable (OperatorAction) async -> Void)?, logger: Logger
+    ) {
+        self.audit = audit
         self.path = path
         self.inode = inode
         self.engineUID = engineUID
@@ -72,9 +79,12 @@ public final class ControlServer: Service, Sendable {
     /// - Parameter lock: the store's lock, held by this process. A socket file in the way
     ///   is then stale whatever a probe says (a probe between another engine's `bind` and
     ///   `listen` is refused too, so without the lock "refused" cannot mean "stale").
+    /// - Parameter audit: given every command that would change the engine (not the
+    ///   reads), once answered, applied or refused, with the peer that sent it.
     public static func start(
         path: String, lock: StoreLock? = nil, logger: Logger = Logger(label: "beacon.control"),
-        maxResponseBytes: Int = ControlProtocol.maxResponseBytes, handler: @escaping Handler
+        maxResponseBytes: Int = ControlProtocol.maxResponseBytes, audit: (@Sendable (OperatorAction) async -> Void)? = nil,
+        handler: @escaping Handler
     ) async throws(ControlServerError) -> ControlServer {
         switch ControlSocket.probe(path) {
         case .nothing: break
@@ -107,7 +117,8 @@ public final class ControlServer: Service, Sendable {
             throw ControlServerError(path: path, reason: "cannot listen: \(error)")
         }
         let server = ControlServer(
-            path: path, inode: inode, engineUID: geteuid(), maxResponseBytes: maxResponseBytes, handler: handler, logger: logger)
+            path: path, inode: inode, engineUID: geteuid(), maxResponseBytes: maxResponseBytes, handler: handler, audit: audit,
+            logger: logger)
         // Accepting starts with the listening socket, before anyone runs the server: an
         // engine's control channel answers from its start (`ctl` right after launch), and
         // `close()` ends it (cancelled, then awaited), which `run()` calls on its way out.
@@ -225,6 +236,7 @@ public final class ControlServer: Service, Sendable {
         guard let peer else {
             let response = ControlResponse(id: request.id, refusal: "refused: the peer's credentials could not be read")
             record(response, command: request.command.name, peer: nil)
+            await keep(request.command, response, peer: nil)
             return (response, response.line, nil)
         }
         guard peer.mayCommand(engineUID: engineUID) else {
@@ -232,6 +244,7 @@ public final class ControlServer: Service, Sendable {
                 id: request.id,
                 refusal: "refused: peer uid \(peer.uid) (pid \(peer.pid)) may not command this engine; only uid \(engineUID) or root may")
             record(response, command: request.command.name, peer: peer)
+            await keep(request.command, response, peer: peer)
             return (response, response.line, nil)
         }
         var response: ControlResponse
@@ -249,6 +262,7 @@ public final class ControlServer: Service, Sendable {
             wire = response.line
         }
         record(response, command: request.command.name, peer: peer, isRead: request.command.isRead)
+        await keep(request.command, response, peer: peer)
         switch request.command {
         case .status, .watch:
             response = withCounts(response)
@@ -275,6 +289,15 @@ public final class ControlServer: Service, Sendable {
         var response = response
         response.outcome = .success(.object(members))
         return response
+    }
+
+    /// Hands a command that would change the engine to ``audit`` (reads are not kept).
+    private func keep(_ command: ControlCommand, _ response: ControlResponse, peer: ControlPeer?) async {
+        guard let audit, !command.isRead else { return }
+        let reason: String? = if case .failure(let refusal) = response.outcome { refusal.reason } else { nil }
+        await audit(OperatorAction(
+            at: .now(), command: command.name, argument: command.argument?.jsonString, applied: response.isApplied,
+            reason: reason, peerUID: peer?.uid, peerPID: peer?.pid))
     }
 
     private func record(_ response: ControlResponse, command: String, peer: ControlPeer?, isRead: Bool = false) {

@@ -24,6 +24,24 @@ extension SQLiteEventQueue {
         }
     }
 
+    /// Through the writer's own transactions, as a pause is.
+    public func recordOperatorAction(_ action: OperatorAction) async throws(StorageError) {
+        do {
+            try await writer.transactionBesideBookkeeping { db in try OperatorActionRows.insert(action, db) }
+        } catch {
+            throw StorageError(error, path: location)
+        }
+    }
+
+    /// The newest `limit` operator actions, newest first.
+    public func operatorActions(limit: Int) async throws(StorageError) -> [OperatorAction] {
+        do {
+            return try await pool.read { db in try OperatorActionRows.newest(db, limit: limit) }
+        } catch {
+            throw StorageError(error, path: location)
+        }
+    }
+
     public func pausedDestinations() async throws(StorageError) -> Set<String> {
         do {
             return try await pool.read { db in try Self.readPausedDestinations(db) }

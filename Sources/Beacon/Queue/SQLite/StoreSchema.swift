@@ -235,6 +235,22 @@ import GRDB
                 """)
             try LogSegments.recreateView([LogSegments.Segment(first: 1, events: 0, bytes: 0)], db)
         }
+        migrator.registerMigration("v8-operator-actions") { db in
+            // What operators told the engine through its control channel, applied or
+            // refused, with who asked (OperatorActionRows keeps the newest 1,000).
+            try db.execute(sql: """
+                CREATE TABLE operator_actions (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at INTEGER NOT NULL,
+                    command TEXT NOT NULL,
+                    argument TEXT,
+                    applied INTEGER NOT NULL,
+                    reason TEXT,
+                    peer_uid INTEGER,
+                    peer_pid INTEGER
+                );
+                """)
+        }
         return migrator
     }
 

@@ -28,6 +28,10 @@ public protocol QueueAdministration: AnyObject, Sendable {
     /// ``recordPause(_:destination:)``.
     func pausedDestinations() async throws(StorageError) -> Set<String>
 
+    /// Keeps an operator's command in the store (the newest ``OperatorAction/kept``), for
+    /// `beacon ctl log` and the console's log view.
+    func recordOperatorAction(_ action: OperatorAction) async throws(StorageError)
+
     /// When the oldest event each registered destination is not done with was committed
     /// (destinations with nothing pending are left out). Cheap: one indexed read per
     /// destination, at the head of the queue.
@@ -45,6 +49,9 @@ extension QueueAdministration {
     public func recordPause(_ paused: Bool, destination: String) async throws(StorageError) {}
 
     public func pausedDestinations() async throws(StorageError) -> Set<String> { [] }
+
+    /// Queues that do not implement it keep no log: the engine's logger has each command.
+    public func recordOperatorAction(_ action: OperatorAction) async throws(StorageError) {}
 
     public var bounds: QueueBounds? { nil }
 

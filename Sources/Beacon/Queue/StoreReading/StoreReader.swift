@@ -185,3 +185,15 @@ extension StoreReader: PendingEventReading {
         }
     }
 }
+
+extension StoreReader {
+    /// The newest `limit` commands operators gave the store's engines, newest first
+    /// (none in a store from before they were kept).
+    public func operatorActions(limit: Int) async throws(StorageError) -> [OperatorAction] {
+        do {
+            return try await pool.read { db in try OperatorActionRows.newest(db, limit: limit) }
+        } catch {
+            throw StorageError(error, path: path)
+        }
+    }
+}
