@@ -25,6 +25,8 @@ import BeaconDashboard
 ///     the defaults for `mode`.
 ///   - deadLetters: Where the dead-letter view reads letters (search, detail pane); without
 ///     it the view lists the snapshot's newest letters.
+///   - operatorActions: Where the operator-log view (`l`) reads the commands kept in the
+///     store; without it the view says it is not available.
 ///   - pendingEvents: Where the pending-events view (`e`) reads the queue's head and tail;
 ///     without it the view says it is not available.
 ///   - perform: Carries out one action and says what it answered (a refusal or no answer
@@ -39,6 +41,7 @@ public func runDashboard(
     initialState: DashboardState? = nil,
     deadLetters: (any DeadLetterReading)? = nil,
     pendingEvents: (any PendingEventReading)? = nil,
+    operatorActions: (any OperatorActionReading)? = nil,
     perform: @escaping @Sendable (DashboardAction) async -> CommandAnswer
 ) async throws -> DashboardExit {
     let screen = try TerminalScreen()
@@ -69,6 +72,7 @@ public func runDashboard(
         loop.expireMessage(now: clock.now)
         if let deadLetters { await loop.readDeadLetters(from: deadLetters, now: clock.now) }
         await loop.readPendingEvents(from: pendingEvents, now: clock.now)
+        await loop.readOperatorLog(from: operatorActions, now: clock.now)
         loop.repaintIfNeeded(screen: screen, inbox: inbox)
         if inbox.isFinished { return .snapshotsEnded }
         try await Task.sleep(for: .milliseconds(50))
@@ -86,6 +90,7 @@ struct DashboardLoop {
     private var messages = MessageTimer()
     private var deadLetters = DeadLetterRefresher()
     private var pendingEvents = PendingEventsRefresher()
+    private var operatorLog = OperatorLogRefresher()
 
     init(state: DashboardState) {
         self.state = state
@@ -104,6 +109,11 @@ struct DashboardLoop {
     /// While the pending-events view is open, reads what it shows (``PendingEventsRefresher``).
     mutating func readPendingEvents(from source: (any PendingEventReading)?, now: ContinuousClock.Instant) async {
         await pendingEvents.refresh(&state, from: source, now: now)
+    }
+
+    /// While the operator-log view is open, reads what it shows (``OperatorLogRefresher``).
+    mutating func readOperatorLog(from source: (any OperatorActionReading)?, now: ContinuousClock.Instant) async {
+        await operatorLog.refresh(&state, from: source, now: now)
     }
 
     /// Renders and paints when a new snapshot arrived, the state changed, or the size did.

@@ -49,7 +49,9 @@ struct DemoTmuxTests {
         let help = try await tmux.waitForScreen("the help overlay") { $0.contains("go offline / back online") }
         #expect(help.contains("quit"))
         try tmux.press("?")
-        try await tmux.waitForScreen("the help overlay hidden") { !$0.contains("go offline / back online") }
+        try await tmux.waitForScreen("the legend, the help's second page") { $0.contains("its first failure after its last success") }
+        try tmux.press("Escape")
+        try await tmux.waitForScreen("the help overlay hidden") { !$0.contains("its first failure after its last success") }
 
         try tmux.resize(width: 80, height: 24)
         let small = try await tmux.waitForScreen("a redraw at 80x24") { screen in

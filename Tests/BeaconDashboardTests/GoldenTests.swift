@@ -204,6 +204,35 @@ import Testing
         #expect(rendered.contains("│ depth "), "\(rendered)")
     }
 
+    @Test("l: the operator log, newest first, refusals with their reasons, the longest values")
+    func operatorLogView() throws {
+        var state = Fixtures.demoState()
+        state = DashboardReducer.reduce(state, .character("l")).0
+        #expect(state.view == .operatorLog)
+        func at(_ ago: Int64) -> Timestamp { Timestamp(millisecondsSince1970: Fixtures.t0 - ago) }
+        state.operatorLog.actions = [
+            OperatorAction(id: 9, at: at(2_000), command: "dead-purge", argument: #"{"ids":[3,4]}"#, applied: true, reason: nil,
+                           peerUID: 1_000, peerPID: 4_242),
+            OperatorAction(id: 8, at: at(65_000), command: "pause", argument: #""ghost\u0000""#, applied: false,
+                           reason: "no destination named \"ghost\u{0}\"; this engine has: default, backup", peerUID: .max, peerPID: .max),
+            OperatorAction(id: 7, at: at(3_600_000), command: "policy", argument: #""count 50 or 30s""#, applied: true, reason: nil,
+                           peerUID: 0, peerPID: 1),
+            OperatorAction(id: 6, at: at(90_000_000), command: "flush", argument: nil, applied: false, reason: "the engine is offline",
+                           peerUID: nil, peerPID: nil),
+        ]
+        try expectGolden("operator-log-80x24", Fixtures.steady(), state, 80, 24)
+        let text = DashboardRenderer.render(snapshot: Fixtures.steady(), state: state, size: (80, 24)).text
+        #expect(text.contains("↳ no destination named \"ghost\\u{0}\"; this engine has: default, backup"), "the reason whole: \(text)")
+        #expect(text.contains("unknown peer"))
+        #expect(!text.unicodeScalars.contains("\u{0}"), "a NUL is written out, never drawn")
+        #expect(DashboardReducer.reduce(state, .character("l")).0.view == .main, "l closes it")
+        #expect(DashboardReducer.reduce(state, .escape).0.view == .main, "so does Esc")
+        var empty = Fixtures.demoState()
+        empty = DashboardReducer.reduce(empty, .character("l")).0
+        empty.operatorLog.actions = []
+        #expect(DashboardRenderer.render(snapshot: Fixtures.steady(), state: empty, size: (80, 24)).text.contains("no command kept yet"))
+    }
+
     @Test("? twice: the legend, a line for each figure; a third time closes it")
     func figureLegend() throws {
         var state = Fixtures.demoState()

@@ -20,6 +20,7 @@ import Beacon
 /// | `d` | the dead-letter view: `↑`/`↓` (`k`/`j`) select, Space mark, Enter the whole letter and its attempts, `/` search (`dest:NAME reason:TEXT TEXT`), `r` retry the marked (or selected) letters, `R` retry every letter the search finds, `x`/`X` the same for purge (both ask `y`), Esc clear marks or close, `d` close |
 /// | `n` | the event-name view: the busiest names, counts and rates; `n` closes it |
 /// | `e` | the pending-events view: the queue's oldest and newest events (the selected destination's when there are several), `↑`/`↓` select, the selected one's JSON below; `e` or Esc close it |
+/// | `l` | the operator log: the commands kept in the store (who, when, applied or refused); `l` or Esc close it |
 /// | `?` | help: the keys, then (`?` again) what each figure means; Esc closes it |
 /// | `q` | quit |
 ///
@@ -113,6 +114,8 @@ public enum DashboardReducer {
         case .escape:
             if next.isHelpVisible {
                 next.isHelpVisible = false
+            } else if next.view == .operatorLog || next.view == .eventNames {
+                next.view = .main
             } else {
                 next.message = nil
             }
@@ -145,6 +148,10 @@ public enum DashboardReducer {
             return [.quit]
         case "n":
             state.view = state.view == .eventNames ? .main : .eventNames
+            state.message = nil
+            return []
+        case "l":
+            state.view = state.view == .operatorLog ? .main : .operatorLog
             state.message = nil
             return []
         case "e":

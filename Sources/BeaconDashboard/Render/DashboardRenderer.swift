@@ -88,6 +88,9 @@ struct Renderer {
         } else if state.view == .pendingEvents, layout.middleRows + lentRows >= 2 {
             drawPendingEvents(y: y, rows: layout.middleRows + lentRows - 1)
             y += layout.middleRows + lentRows
+        } else if state.view == .operatorLog, layout.middleRows >= 2 {
+            drawOperatorLog(y: y, rows: layout.middleRows - 1)
+            y += layout.middleRows
         } else if state.view == .eventNames, layout.middleRows >= 2 {
             drawEventNames(y: y, rows: layout.middleRows - 1)
             y += layout.middleRows

@@ -29,6 +29,8 @@ extension Renderer {
                    ("d", "close"), ("?", "help"), ("q", "quit")]
         } else if state.view == .eventNames {
             items = [("n", "close"), ("d", "dead"), ("?", "help"), ("q", "quit")]
+        } else if state.view == .operatorLog {
+            items = [("l", "close"), ("e", "pending"), ("d", "dead"), ("?", "help"), ("q", "quit")]
         } else if state.view == .pendingEvents {
             items = [("↑↓", "select"), ("g/G", "oldest/newest"), ("Tab", "destination"), ("e", "close"), ("?", "help"), ("q", "quit")]
         } else if isMonitor {

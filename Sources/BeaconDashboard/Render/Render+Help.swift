@@ -55,6 +55,7 @@ extension Renderer {
             ("", "R X all the search finds (x X ask y), d close"),
             ("n", "event names: the busiest, counts and rates"),
             ("e", "pending events: the oldest and newest, JSON"),
+            ("l", "operator log: who changed what, and when"),
             ("? Esc", "the figures' meaning / close this help"),
             ("q", "quit (the caller flushes once more)"),
         ]
@@ -64,12 +65,12 @@ extension Renderer {
         if isMonitor {
             lines = [
                 ("d", "dead letters: ↑↓ select, ⏎ open, / search"), ("n", "event names (an engine's)"),
-                ("e", "pending events: the oldest and newest, JSON"),
+                ("e", "pending events: the oldest and newest, JSON"), ("l", "operator log: who changed what"),
                 ("Tab", "select the next destination"), ("? Esc", "the figures' meaning / close this help"),
                 ("q", "quit"), ("", "read-only monitor: f p o + - P R r x X"), ("", "need a serving engine on this store"),
             ]
         } else if isAttached {
-            lines = lines.filter { ["f", "p", "o", "+ -", "P", "R", "Tab", "d", "n", "e", "", "? Esc"].contains($0.0) } + [
+            lines = lines.filter { ["f", "p", "o", "+ -", "P", "R", "Tab", "d", "n", "e", "l", "", "? Esc"].contains($0.0) } + [
                 ("q", "quit (the engine keeps running)"), ("", "attached: keys act on the engine serving the store"),
             ]
         }

@@ -63,6 +63,8 @@ public struct DashboardState: Sendable, Hashable {
     public var deadLetterCount: Int = 0
     /// The pending-events view's last read and cursor.
     public var pendingEvents = PendingEventsView()
+    /// The operator-log view's last read.
+    public var operatorLog = OperatorLogView()
 
     /// What the screen shows between the queue graph and the outcomes.
     public enum View: Sendable, Hashable {
@@ -74,6 +76,8 @@ public struct DashboardState: Sendable, Hashable {
         case eventNames
         /// The oldest and newest events still queued, with the selected one's JSON (`e`).
         case pendingEvents
+        /// The commands operators gave the engine, kept in the store (`l`).
+        case operatorLog
     }
 
     /// The help overlay's pages, in the order `?` shows them.

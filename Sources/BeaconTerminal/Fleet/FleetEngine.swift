@@ -9,17 +9,20 @@ public struct FleetEngine: Sendable {
     public var deadLetters: (any DeadLetterReading)?
     /// Where its pending-events view reads the queue.
     public var pendingEvents: (any PendingEventReading)?
-    /// Carries out one action and says what it answered (see ``runDashboard(snapshots:mode:initialState:deadLetters:pendingEvents:perform:)``).
+    /// Where its operator-log view reads.
+    public var operatorActions: (any OperatorActionReading)?
+    /// Carries out one action and says what it answered (see ``runDashboard(snapshots:mode:initialState:deadLetters:pendingEvents:operatorActions:perform:)``).
     public var perform: @Sendable (DashboardAction) async -> CommandAnswer
 
     public init(
         name: String, snapshots: AsyncStream<EngineSnapshot>, deadLetters: (any DeadLetterReading)? = nil,
-        pendingEvents: (any PendingEventReading)? = nil, perform: @escaping @Sendable (DashboardAction) async -> CommandAnswer
+        pendingEvents: (any PendingEventReading)? = nil, operatorActions: (any OperatorActionReading)? = nil, perform: @escaping @Sendable (DashboardAction) async -> CommandAnswer
     ) {
         self.name = name
         self.snapshots = snapshots
         self.deadLetters = deadLetters
         self.pendingEvents = pendingEvents
+        self.operatorActions = operatorActions
         self.perform = perform
     }
 }

@@ -26,6 +26,7 @@ public func runFleetDashboard(engines: [FleetEngine], initialState: FleetState) 
     var engineMessages = Array(repeating: MessageTimer(), count: engines.count)
     var refreshers = Array(repeating: DeadLetterRefresher(), count: engines.count)
     var pendingReaders = Array(repeating: PendingEventsRefresher(), count: engines.count)
+    var logReaders = Array(repeating: OperatorLogRefresher(), count: engines.count)
     var observed = Array(repeating: -1, count: engines.count)
     var drawn: (generations: [Int], state: FleetState, size: (width: Int, height: Int))?
     let clock = ContinuousClock()
@@ -68,6 +69,7 @@ public func runFleetDashboard(engines: [FleetEngine], initialState: FleetState) 
             engineMessages[index].expire(&state.engines[index].message, now: now)
             if let source = engines[index].deadLetters { await refreshers[index].refresh(&state.engines[index], from: source, now: now) }
             await pendingReaders[index].refresh(&state.engines[index], from: engines[index].pendingEvents, now: now)
+            await logReaders[index].refresh(&state.engines[index], from: engines[index].operatorActions, now: now)
         }
         let size = screen.size
         if resized || drawn == nil || drawn?.generations != observed || drawn?.state != state

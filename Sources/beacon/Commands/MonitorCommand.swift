@@ -93,7 +93,7 @@ struct MonitorCommand: AsyncParsableCommand {
                 let engine = engines[0]
                 exit = try await runDashboard(
                     snapshots: engine.snapshots, mode: .attached, initialState: initial, deadLetters: engine.reader,
-                    pendingEvents: engine.reader
+                    pendingEvents: engine.reader, operatorActions: engine.reader
                 ) { action in
                     await engine.attachment.perform(action)
                 }
@@ -101,7 +101,8 @@ struct MonitorCommand: AsyncParsableCommand {
                 let names = FleetState.names(forPaths: stores)
                 exit = try await runFleetDashboard(
                     engines: zip(names, engines).map { name, engine in
-                        FleetEngine(name: name, snapshots: engine.snapshots, deadLetters: engine.reader, pendingEvents: engine.reader) { action in
+                        FleetEngine(name: name, snapshots: engine.snapshots, deadLetters: engine.reader, pendingEvents: engine.reader,
+                                    operatorActions: engine.reader) { action in
                             await engine.attachment.perform(action)
                         }
                     },

@@ -141,11 +141,12 @@ struct DemoSession {
         initial.generatorRate = rate
         initial.batchSize = settings.batchSize
         let exit: DashboardExit
+        let reader = try? StoreReader(path: files.store)
         do {
             exit = try await runDashboard(
                 snapshots: await engine.observer.snapshots(), mode: .demo, initialState: initial, deadLetters: queue,
                 // Read beside the engine's writer, as a monitor would: the drain never waits.
-                pendingEvents: try? StoreReader(path: files.store)
+                pendingEvents: reader, operatorActions: reader
             ) { action in
                 await controls.perform(action)
                 return .applied  // in process: the demo's controls refuse nothing

@@ -186,7 +186,7 @@ extension StoreReader: PendingEventReading {
     }
 }
 
-extension StoreReader {
+extension StoreReader: OperatorActionReading {
     /// The newest `limit` commands operators gave the store's engines, newest first
     /// (none in a store from before they were kept).
     public func operatorActions(limit: Int) async throws(StorageError) -> [OperatorAction] {
