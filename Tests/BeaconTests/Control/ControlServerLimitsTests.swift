@@ -39,9 +39,16 @@ struct ControlServerLimitsTests {
         let running = try await ControlChannelTests.Running.start()
         var open: [NIOAsyncChannel<ByteBuffer, ByteBuffer>] = []
         var answeredAt: [ContinuousClock.Instant] = []
-        for _ in 0..<ControlServer.maxConnections {
-            open.append(try await Self.openAnsweredConnection(to: running.control.path))
-            answeredAt.append(.now)
+        do {
+            for _ in 0..<ControlServer.maxConnections {
+                open.append(try await Self.openAnsweredConnection(to: running.control.path))
+                answeredAt.append(.now)
+            }
+        } catch {
+            // Every writer finished, whatever failed: an unfinished one stops the whole process.
+            for channel in open { await Self.close(channel) }
+            try await running.stop()
+            throw error
         }
         #expect(try await running.client.send(.status).isApplied, "an operator gets in")
         // The first one opened was idle the longest: the server closed it.
@@ -72,20 +79,31 @@ struct ControlServerLimitsTests {
     func connectionLimitRefusesWhenNoneIsIdle() async throws {
         let running = try await ControlChannelTests.Running.start()
         var open: [NIOAsyncChannel<ByteBuffer, ByteBuffer>] = []
-        for _ in 0..<ControlServer.maxConnections {
-            open.append(try await Self.openAnsweredConnection(to: running.control.path, command: .watch(intervalMilliseconds: 60_000)))
-        }
-        let refused = try await running.client.send(.status)
-        #expect(ControlChannelTests.refusal(refused)?.contains("too many control connections") == true)
+        do {
+            for _ in 0..<ControlServer.maxConnections {
+                open.append(try await Self.openAnsweredConnection(to: running.control.path, command: .watch(intervalMilliseconds: 60_000)))
+            }
+            // A refusal may close the connection before its line arrives: that is one more
+            // try, not a failure.
+            var refusal: String?
+            for _ in 0..<20 where refusal == nil {
+                if let response = try? await running.client.send(.status) { refusal = ControlChannelTests.refusal(response) ?? "applied" }
+            }
+            #expect(refusal?.contains("too many control connections") == true, "\(refusal ?? "no answer in 20 tries")")
 
-        await Self.close(open.removeLast())
-        var answered = false
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !answered && ContinuousClock.now < deadline {  // the slot frees once the server sees the close
-            // A refusal may close before its line arrives: that is one more try, not a failure.
-            answered = (try? await running.client.send(.status).isApplied) ?? false
+            await Self.close(open.removeLast())
+            var answered = false
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !answered && ContinuousClock.now < deadline {  // the slot frees once the server sees the close
+                answered = (try? await running.client.send(.status).isApplied) ?? false
+            }
+            #expect(answered, "a watcher that hung up freed its slot")
+        } catch {
+            // Every writer finished, whatever failed: an unfinished one stops the whole process.
+            for channel in open { await Self.close(channel) }
+            try await running.stop()
+            throw error
         }
-        #expect(answered, "a watcher that hung up freed its slot")
         for channel in open { await Self.close(channel) }
         try await running.stop()
     }
