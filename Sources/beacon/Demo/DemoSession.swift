@@ -141,6 +141,7 @@ struct DemoSession {
         initial.generatorRate = rate
         initial.batchSize = settings.batchSize
         let exit: DashboardExit
+        // Deliberate: a store the reader cannot open leaves the pending and log views saying "not available".
         let reader = try? StoreReader(path: files.store)
         do {
             exit = try await runDashboard(
