@@ -51,10 +51,16 @@ extension Renderer {
         }
     }
 
-    /// Per-destination timing in a few words: a stall marker, the oldest pending event's
-    /// age, the last success; empty when there is nothing to say.
+    /// Per-destination timing in a few words: a stall marker, the share of requests
+    /// failing, the oldest pending event's age, since when it fails or its last success;
+    /// empty when there is nothing to say.
     func timing(of destination: DestinationStatus) -> [Span] {
         var spans: [Span] = destination.stalled ? [Span("STALLED", .error)] : []
+        // The share failing before the times: at 80 columns, beside "retrying in 450 ms (1
+        // failure)", what does not fit is left out, and that should be a time, not the why.
+        if let rate = destination.failureRate, rate > 0 {
+            spans.append(Span("\(Format.percent(rate)) of requests failing", .warn))
+        }
         if let age = destination.oldestPendingAge(at: snapshot.time) {
             spans.append(Span("oldest \(Format.elapsed(milliseconds: age))", age > DestinationStatus.stallThreshold.inMilliseconds ? .warn : .normal))
         }
@@ -64,9 +70,6 @@ extension Renderer {
             spans.append(Span("failing for \(Format.elapsed(milliseconds: failing))", .error))
         } else if let success = destination.lastSuccessAt {
             spans.append(Span("ok \(Format.elapsed(milliseconds: snapshot.time.millisecondsSince1970 - success.millisecondsSince1970)) ago", .dim))
-        }
-        if let rate = destination.failureRate, rate > 0 {
-            spans.append(Span("\(Format.percent(rate)) of requests failing", .warn))
         }
         if case .notDraining = destination.drain { spans.append(Span("not draining", .warn)) }
         return spans
