@@ -74,6 +74,21 @@ import Testing
         #expect(line(snapshot, width: 40).hasPrefix(" config a-very-long-ver…  feed warning"))
     }
 
+    /// Issue 42, finding 9: at 80 columns the policy prompt's hint ended "…or type e.g" and a
+    /// confirmation's keys went off the screen behind a long label.
+    @Test func promptsAndConfirmationsFitEightyColumns() {
+        var prompting = DashboardState(mode: .demo)
+        prompting.prompt = Prompt(kind: .policy)
+        let prompt = DashboardRenderer.render(snapshot: Fixtures.steady(), state: prompting, size: (width: 80, height: 24))
+        #expect(prompt.row(22).hasSuffix("or e.g. count 50"), "\(prompt.row(22))")
+        var confirming = DashboardState(mode: .attached)
+        confirming.confirmation = .engineKey(.character("P"), label: "pause " + String(repeating: "a-very-long-destination-", count: 5))
+        let confirmation = DashboardRenderer.render(snapshot: Fixtures.steady(), state: confirming, size: (width: 80, height: 24))
+        let line = (0..<confirmation.height).map(confirmation.row).first { $0.contains("live engine") } ?? ""
+        #expect(line.hasSuffix(" y do it  other key cancels") && line.contains("live engine: pause a-very-long") && line.contains("…"),
+                "\(line)")
+    }
+
     @Test func belowTheMinimumSaysSo() {
         for size in [(39, 24), (80, 9), (10, 3)] {
             let grid = DashboardRenderer.render(snapshot: Fixtures.steady(), state: DashboardState(mode: .demo),

@@ -47,7 +47,9 @@ extension DashboardReducer {
             do {
                 policy = try FlushPolicy(parsing: text)
             } catch {
-                return refuse(prompt, error.description, state: &state)
+                // The reason alone (it quotes the text): the whole description, which adds
+                // examples, does not fit 80 columns; the hint it replaces had the examples.
+                return refuse(prompt, "not a policy: \(error.reason)", state: &state)
             }
         }
         state.prompt = nil

@@ -50,11 +50,13 @@ extension Renderer {
         if x < width - 1 { grid.write(note.text.elidedRight(toWidth: width - x - 1), x: x, y: y, style: note.style) }
     }
 
-    /// The selected destination in full: its whole error (or last success), failures, next
-    /// retry and stall as times of day, time to drain at its rate, and endpoint.
+    /// The selected destination in full: failures, next retry and stall as times of day,
+    /// the share of requests that failed, time to drain at its rate, then its whole error
+    /// (or last success) and endpoint.
     private mutating func drawDestinationDetail(_ destination: DestinationStatus, y: Int) {
+        // Facts first, the error after them (it is the longest, and the row above shows its
+        // start): what does not fit 80 columns is the error's end, never a count or a time.
         var spans: [Span] = [Span(" ▸ " + destination.name + ": ", .bold)]
-        if let error = destination.lastError { spans.append(Span(error + "  ", .error)) }
         if destination.consecutiveFailures > 0 {
             let failures = destination.consecutiveFailures
             spans.append(Span("\(Format.count(failures)) failure\(failures == 1 ? "" : "s") in a row  ", .warn))
@@ -81,6 +83,7 @@ extension Renderer {
         case .unknown:
             break
         }
+        if let error = destination.lastError { spans.append(Span(error + "  ", .error)) }
         if destination.lastError == nil, let success = destination.lastSuccessAt {
             spans.append(Span("ok \(Format.elapsed(milliseconds: snapshot.time.millisecondsSince1970 - success.millisecondsSince1970)) ago  ", .dim))
         }

@@ -81,17 +81,23 @@ extension Renderer {
     }
 
     /// A destructive key waiting for `y`: what it will do, and how to keep things as they are.
+    /// The keys always fit: a long label (a destination's name, say) is cut, never them.
     private mutating func drawConfirmation(_ confirmation: DashboardState.Confirmation, y: Int) {
-        let what: String
+        let question: String
+        let keys: [Span]
+        let style: Style
         switch confirmation {
-        case .purge(let target): what = "purge \(DashboardReducer.describe(target)) for good?"
+        case .purge(let target):
+            question = "purge \(DashboardReducer.describe(target)) for good?"
+            keys = [Span(" y", .bold), Span(" purge  ", .dim), Span("other key", .bold), Span(" keeps them", .dim)]
+            style = .error
         case .engineKey(_, let label):
-            grid.write([Span(" live engine: \(label)? ", .warn), Span(" y", .bold), Span(" do it   ", .dim),
-                        Span("any other key", .bold), Span(" cancels", .dim)], x: 0, y: y, maxWidth: width)
-            return
+            question = "live engine: \(label)?"
+            keys = [Span(" y", .bold), Span(" do it  ", .dim), Span("other key", .bold), Span(" cancels", .dim)]
+            style = .warn
         }
-        grid.write([Span(" " + what + " ", .error), Span(" y", .bold), Span(" purge   ", .dim), Span("any other key", .bold), Span(" keeps them", .dim)],
-                   x: 0, y: y, maxWidth: width)
+        let room = max(1, width - 2 - keys.reduce(0) { $0 + DisplayWidth.of($1.text) })
+        grid.write([Span(" " + question.elidedRight(toWidth: room) + " ", style)] + keys, x: 0, y: y, maxWidth: width)
     }
 
     /// The hint line (or the refusal) above, the input line with a cursor below.
@@ -101,9 +107,10 @@ extension Renderer {
         switch prompt.kind {
         case .policy:
             label = " policy> "
-            hint = [Span(" presets ", .dim)] + DashboardLimits.policyPresets.enumerated().flatMap { index, policy in
+            // The presets, then what typing takes: 77 columns with today's presets.
+            hint = [Span(" ")] + DashboardLimits.policyPresets.enumerated().flatMap { index, policy in
                 [Span("\(index + 1)", .bold), Span(" " + policy.description + "  ")]
-            } + [Span("or type e.g. count 50, every 10s", .dim)]
+            } + [Span("or e.g. count 50", .dim)]
         case .burstSize:
             label = " burst size> "
             let limits = DashboardLimits.burstSizes
