@@ -28,6 +28,12 @@ struct DemoTmuxTests {
 
         try tmux.press("b")
         try await tmux.waitForScreen("a burst queued while offline") { (DashboardText.depth(in: $0) ?? 0) >= 500 }
+        // Issue 41: `f` on an offline engine said "flush requested" while the engine refused
+        // it. The demo's keys take `ctl`'s path: the refusal and its reason are on the screen.
+        try tmux.press("f")
+        try await tmux.waitForScreen("the offline engine's refusal of a flush") {
+            $0.contains("refused: the engine is offline; send 'online' first")
+        }
 
         try tmux.press("o")
         try await tmux.waitForScreen("ONLINE again") { DashboardText.header($0).contains("ONLINE") }
@@ -44,6 +50,17 @@ struct DemoTmuxTests {
 
         try tmux.press("+")
         try await tmux.waitForScreen("batch size doubled in the header") { DashboardText.header($0).contains("batch 200") }
+
+        // Each key the demo's engine was given is in the operator log, the refused flush too.
+        try tmux.press("l")
+        let log = try await tmux.waitForScreen("the demo's own keys in the operator log") { screen in
+            screen.contains("batch-size") && screen.contains("refused")
+        }
+        for command in ["offline", "online", "flush", "policy"] {
+            #expect(log.contains(command), "\(command) in the log: \(log)")
+        }
+        try tmux.press("Escape")
+        try await tmux.waitForScreen("the main view again") { $0.contains("Queue depth") }
 
         try tmux.press("?")
         let help = try await tmux.waitForScreen("the help overlay") { $0.contains("go offline / back online") }

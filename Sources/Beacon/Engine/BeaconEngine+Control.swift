@@ -1,5 +1,10 @@
 import BeaconWire
 import Logging
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension BeaconEngine {
     /// Serves this engine's control channel beside its store (`STORE.control`, mode 0600,
@@ -22,16 +27,34 @@ extension BeaconEngine {
         // refused, with who asked: `beacon ctl log`, the console's log view.
         return try await ControlServer.start(
             path: path ?? ControlProtocol.socketPath(forStore: queue.location), lock: lock, logger: logger,
-            audit: { action in
-                do {
-                    try await queue.recordOperatorAction(action)
-                } catch {
-                    logger.warning("an operator's command was not kept in the store", metadata: [
-                        "command": "\(action.command)", "error": "\(error)",
-                    ])
-                }
-            }
+            audit: { action in await Self.keep(action, in: queue, logger: logger) }
         ) { command in await self.perform(command) }
+    }
+
+    /// Carries out `command` for a console in this process (the demo's keys) by the path
+    /// `ctl` takes: the same checks and refusals, and a command that would change the
+    /// engine is kept in the operator log with this process as the peer.
+    public func operate(_ command: ControlCommand) async -> Result<JSONValue, ControlRefusal> {
+        let result = await perform(command)
+        guard !command.isRead else { return result }
+        let reason: String? = if case .failure(let refusal) = result { refusal.reason } else { nil }
+        await Self.keep(
+            OperatorAction(
+                at: .now(), command: command.name, argument: command.argument?.jsonString, applied: reason == nil, reason: reason,
+                peerUID: geteuid(), peerPID: getpid()),
+            in: queue, logger: logger)
+        return result
+    }
+
+    /// Writes `action` to the operator log; a store that cannot take it is logged, not fatal.
+    private static func keep(_ action: OperatorAction, in queue: any EventQueue, logger: Logger) async {
+        do {
+            try await queue.recordOperatorAction(action)
+        } catch {
+            logger.warning("an operator's command was not kept in the store", metadata: [
+                "command": "\(action.command)", "error": "\(error)",
+            ])
+        }
     }
 
     /// Carries out one control command.

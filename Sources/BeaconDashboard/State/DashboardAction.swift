@@ -33,3 +33,24 @@ public enum DashboardAction: Sendable, Hashable {
     /// Leave the dashboard. The caller does a bounded final flush afterwards.
     case quit
 }
+
+extension DashboardAction {
+    /// The control command that carries this action out on an engine, whether the console
+    /// runs in its process (the demo, ``BeaconEngine/operate(_:)``) or is attached to it
+    /// (`ctl`'s channel): one mapping, so a key means what its `ctl` command means.
+    /// `nil` for what is the demo's own (bursts, the generator, faults, config) or nothing (quit).
+    public var controlCommand: ControlCommand? {
+        switch self {
+        case .flush: .flush
+        case .setPolicy(let policy): .policy(policy.description)
+        case .setOffline(let offline): offline ? .offline : .online
+        case .setBatchSize(let size): .batchSize(size)
+        case .pause(let name): .pause(destination: name)
+        case .resume(let name): .resume(destination: name)
+        case .retryNow(let name): .retryNow(destination: name)
+        case .retryDeadLetters(let selection): .deadRetry(selection)
+        case .purgeDeadLetters(let selection): .deadPurge(selection)
+        case .burst, .setGeneratorRate, .setFaultPreset, .syncConfig, .quit: nil
+        }
+    }
+}

@@ -84,19 +84,8 @@ final class MonitorAttachment: Sendable {
     /// Sends an engine action as a control command and says what the engine answered
     /// (the screen shows a refusal with its reason); refusals also go to the log.
     func perform(_ action: DashboardAction) async -> CommandAnswer {
-        let command: ControlCommand
-        switch action {
-        case .flush: command = .flush
-        case .setPolicy(let policy): command = .policy(policy.description)
-        case .setOffline(let offline): command = offline ? .offline : .online
-        case .setBatchSize(let size): command = .batchSize(size)
-        case .pause(let name): command = .pause(destination: name)
-        case .resume(let name): command = .resume(destination: name)
-        case .retryNow(let name): command = .retryNow(destination: name)
-        case .retryDeadLetters(let selection): command = .deadRetry(selection)
-        case .purgeDeadLetters(let selection): command = .deadPurge(selection)
-        default: return .applied  // the reducer sends no demo action when attached
-        }
+        // The reducer sends no demo action when attached.
+        guard let command = action.controlCommand else { return .applied }
         let answer: CommandAnswer
         do {
             let response = try await ControlCall.answer(client, command, within: .seconds(5))

@@ -1,20 +1,18 @@
 import Beacon
 import BeaconCollector
 import BeaconDashboard
+import BeaconWire
 import Logging
 
 /// Carries out the dashboard's actions on the demo's engine, collector and generator.
 ///
 /// | action | effect |
 /// |--------|--------|
-/// | `flush` | `engine.flush()` |
-/// | `setPolicy` / `setOffline` / `setBatchSize` | the engine's live settings |
+/// | `flush`, `setPolicy`, `setOffline`, `setBatchSize`, `pause`, `resume`, `retryNow`, dead letters | ``BeaconEngine/operate(_:)`` with the action's ``DashboardAction/controlCommand``, as `ctl` would |
 /// | `burst(n)` | n catalogue events tracked on a background task (the UI never waits) |
 /// | `setGeneratorRate` | the generator's rate |
 /// | `setFaultPreset` | `collector.setFaultPlan(FaultPlan.preset(named:))` |
 /// | `syncConfig` | `syncer.syncNow()` on a background task, when `--config` runs one |
-/// | `pause` / `resume` | `engine.pause(destination:)` / `engine.resume(destination:)` |
-/// | `retryDeadLetters` / `purgeDeadLetters` | `engine.retryDeadLetters(_:)` / `engine.purgeDeadLetters(_:)` |
 /// | `quit` | nothing here: the session does the bounded final flush after the screen closes |
 struct DemoControls: Sendable {
     let engine: BeaconEngine<ContinuousClock>
@@ -24,19 +22,22 @@ struct DemoControls: Sendable {
     /// The remote-config syncer, with `--config`.
     var syncer: RemoteConfigSyncer<ContinuousClock>? = nil
 
-    func perform(_ action: DashboardAction) async {
+    /// Engine actions go through ``BeaconEngine/operate(_:)``, as `ctl`'s would: refused
+    /// ones say why on the screen, and each is kept in the operator log.
+    func perform(_ action: DashboardAction) async -> CommandAnswer {
+        if let command = action.controlCommand {
+            switch await engine.operate(command) {
+            case .success:
+                return .applied
+            case .failure(let refusal):
+                logger.warning("the engine refused a command", metadata: ["command": "\(command.name)", "reason": "\(refusal.reason)"])
+                return .refused(PrintableText.line(refusal.reason))
+            }
+        }
         switch action {
-        case .flush:
-            await engine.flush()
-        case .setPolicy(let policy):
-            engine.setPolicy(policy)
-        case .setOffline(let offline):
-            engine.setOffline(offline)
         case .burst(let count):
             let generator = generator
             Task.detached(priority: .utility) { generator.burst(count) }
-        case .setBatchSize(let size):
-            engine.setBatchSize(size)
         case .setGeneratorRate(let rate):
             generator.setRate(rate)
         case .setFaultPreset(let preset):
@@ -44,30 +45,13 @@ struct DemoControls: Sendable {
         case .syncConfig:
             guard let syncer else {
                 logger.warning("config sync asked for, but this demo runs no remote config")
-                return
+                return .applied
             }
             Task { await syncer.syncNow() }  // the status reaches the screen through the observer
-        case .pause(let name):
-            do { try await engine.pause(destination: name) } catch { logger.warning("cannot pause", metadata: ["error": "\(error)"]) }
-        case .resume(let name):
-            do { try await engine.resume(destination: name) } catch { logger.warning("cannot resume", metadata: ["error": "\(error)"]) }
-        case .retryNow(let name):
-            do { try await engine.retryNow(destination: name) } catch { logger.warning("cannot retry now", metadata: ["error": "\(error)"]) }
-        case .retryDeadLetters(let selection):
-            do {
-                _ = try await engine.retryDeadLetters(selection)
-            } catch {
-                logger.error("cannot retry dead letters", metadata: ["error": "\(error)"])
-            }
-        case .purgeDeadLetters(let selection):
-            do {
-                _ = try await engine.purgeDeadLetters(selection)
-            } catch {
-                logger.error("cannot purge dead letters", metadata: ["error": "\(error)"])
-            }
-        case .quit:
-            break
+        case .flush, .setPolicy, .setOffline, .setBatchSize, .pause, .resume, .retryNow, .retryDeadLetters, .purgeDeadLetters, .quit:
+            break  // engine actions are carried out above; quit: the session does the final flush
         }
+        return .applied
     }
 
     private func setFaults(_ preset: FaultPreset) {

@@ -148,10 +148,7 @@ struct DemoSession {
                 snapshots: await engine.observer.snapshots(), mode: .demo, initialState: initial, deadLetters: queue,
                 // Read beside the engine's writer, as a monitor would: the drain never waits.
                 pendingEvents: reader, operatorActions: reader
-            ) { action in
-                await controls.perform(action)
-                return .applied  // in process: the demo's controls refuse nothing
-            }
+            ) { action in await controls.perform(action) }
         } catch {
             syncerTask?.cancel()
             await control?.close()

@@ -33,6 +33,29 @@ struct OperatorActionLogTests {
         try await running.stop()
     }
 
+    @Test("operate(_:), a console in the engine's process: ctl's refusals, and each command kept with this process as the peer")
+    func operateInProcess() async throws {
+        let running = try await ControlChannelTests.Running.start()
+        let engine = running.engine
+        guard case .success = await engine.operate(.offline) else { throw OperateFailure("offline was refused") }
+        // The finding of issue 41: a flush on an offline engine is refused, with the reason.
+        guard case .failure(let refusal) = await engine.operate(.flush) else { throw OperateFailure("a flush while offline went through") }
+        #expect(refusal.reason == "the engine is offline; send 'online' first")
+        guard case .success = await engine.operate(.status) else { throw OperateFailure("status was refused") }
+        guard case .success = await engine.operate(.online) else { throw OperateFailure("online was refused") }
+        let actions = try await StoreReader(path: running.store).operatorActions(limit: 10)
+        #expect(actions.map(\.command) == ["online", "flush", "offline"], "newest first, the read left out: \(actions)")
+        #expect(actions.map(\.applied) == [true, false, true])
+        #expect(actions[1].reason == refusal.reason)
+        #expect(actions.allSatisfy { $0.peerUID == geteuid() && $0.peerPID == getpid() }, "this process gave them")
+        try await running.stop()
+    }
+
+    struct OperateFailure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
     @Test("The store keeps the newest 1,000, whatever arrives; texts are kept printable and bounded")
     func bounded() async throws {
         let store = try TemporaryStore("operator-actions")
