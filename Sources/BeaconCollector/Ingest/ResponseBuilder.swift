@@ -49,11 +49,11 @@ enum ResponseBuilder {
     /// The 200 answer to a stored batch.
     static func accepted(received: Int, stored: Int, duplicates: Int) -> Response {
         var writer = JSONWriter(capacity: 96)
-        writer.writeRaw(#"{"success":true,"received":"#.utf8)
+        writer.writeRaw(#"{"success":true,"received":"#)
         writer.write(received)
-        writer.writeRaw(#","stored":"#.utf8)
+        writer.writeRaw(#","stored":"#)
         writer.write(stored)
-        writer.writeRaw(#","duplicates":"#.utf8)
+        writer.writeRaw(#","duplicates":"#)
         writer.write(duplicates)
         writer.writeByte(UInt8(ascii: "}"))
         return json(writer.bytes)

@@ -36,16 +36,16 @@ public struct ErrorResponse: Sendable, Hashable {
     public var jsonBytes: [UInt8] {
         let listed = rejected.map { $0.prefix(Self.maximumListedRejections) }
         var writer = JSONWriter(capacity: 96 + (message?.utf8.count ?? 0) + (listed?.count ?? 0) * 160)
-        writer.writeRaw(#"{"error":"#.utf8)
-        if let error { writer.write(error) } else { writer.writeRaw("null".utf8) }
+        writer.writeRaw(#"{"error":"#)
+        if let error { writer.write(error) } else { writer.writeRaw("null") }
         // Segment's Python client and its forks read `code`: without it every refusal
         // raised a KeyError there, and a permanent 4xx was retried like a network error.
-        writer.writeRaw(#","code":"#.utf8)
-        if let error { writer.write(error) } else { writer.writeRaw("null".utf8) }
-        writer.writeRaw(#","message":"#.utf8)
-        if let message { writer.write(message) } else { writer.writeRaw("null".utf8) }
+        writer.writeRaw(#","code":"#)
+        if let error { writer.write(error) } else { writer.writeRaw("null") }
+        writer.writeRaw(#","message":"#)
+        if let message { writer.write(message) } else { writer.writeRaw("null") }
         if let listed {
-            writer.writeRaw(#","rejected":["#.utf8)
+            writer.writeRaw(#","rejected":["#)
             for (position, rejection) in listed.enumerated() {
                 if position > 0 { writer.writeByte(UInt8(ascii: ",")) }
                 rejection.write(to: &writer)
@@ -53,7 +53,7 @@ public struct ErrorResponse: Sendable, Hashable {
             writer.writeByte(UInt8(ascii: "]"))
             let total = max(rejectedCount ?? 0, rejected?.count ?? 0)
             if total > listed.count {
-                writer.writeRaw(#","rejectedCount":"#.utf8)
+                writer.writeRaw(#","rejectedCount":"#)
                 writer.write(total)
             }
         }

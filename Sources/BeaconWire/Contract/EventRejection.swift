@@ -28,13 +28,13 @@ public struct EventRejection: Sendable, Hashable, Codable {
 
     /// Writes `{"index":…,"messageId":…,"code":…,"reason":…}`.
     public func write(to writer: inout JSONWriter) {
-        writer.writeRaw(#"{"index":"#.utf8)
-        if let index { writer.write(index) } else { writer.writeRaw("null".utf8) }
-        writer.writeRaw(#","messageId":"#.utf8)
-        if let messageId { writer.write(messageId) } else { writer.writeRaw("null".utf8) }
-        writer.writeRaw(#","code":"#.utf8)
+        writer.writeRaw(#"{"index":"#)
+        if let index { writer.write(index) } else { writer.writeRaw("null") }
+        writer.writeRaw(#","messageId":"#)
+        if let messageId { writer.write(messageId) } else { writer.writeRaw("null") }
+        writer.writeRaw(#","code":"#)
         writer.write(code)
-        writer.writeRaw(#","reason":"#.utf8)
+        writer.writeRaw(#","reason":"#)
         writer.write(reason)
         writer.writeByte(UInt8(ascii: "}"))
     }

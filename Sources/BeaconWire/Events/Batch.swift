@@ -75,18 +75,18 @@ public struct Batch: Sendable, Hashable, Codable {
         capacity: Int, sentAt: Timestamp?, writeKey: String?, writeEvents: (inout JSONWriter) -> Void
     ) -> [UInt8] {
         var writer = JSONWriter(capacity: capacity)
-        writer.writeRaw(#"{"batch":["#.utf8)
+        writer.writeRaw(#"{"batch":["#)
         // The stored events are the bytes that go on the wire: a batch is their
         // concatenation, copied in one go each (byte by byte it was most of the cost).
         writeEvents(&writer)
         writer.writeByte(UInt8(ascii: "]"))
         if let sentAt {
-            writer.writeRaw(#","sentAt":""#.utf8)
+            writer.writeRaw(#","sentAt":""#)
             writer.writeRaw(sentAt.iso8601.utf8)
             writer.writeByte(UInt8(ascii: "\""))
         }
         if let writeKey {
-            writer.writeRaw(#","writeKey":"#.utf8)
+            writer.writeRaw(#","writeKey":"#)
             writer.write(writeKey)
         }
         writer.writeByte(UInt8(ascii: "}"))

@@ -81,7 +81,7 @@ public struct Event: Sendable, Hashable {
     }
 
     private func write(to writer: inout JSONWriter, encodedContext: [UInt8]?) {
-        writer.writeRaw(#"{"type":"#.utf8)
+        writer.writeRaw(#"{"type":"#)
         writer.write(type)
         if let name {
             writer.writeByte(UInt8(ascii: ","))
@@ -89,32 +89,32 @@ public struct Event: Sendable, Hashable {
             writer.writeByte(UInt8(ascii: ":"))
             writer.write(name)
         }
-        writer.writeRaw(#","properties":"#.utf8)
+        writer.writeRaw(#","properties":"#)
         writer.write(properties)
-        writer.writeRaw(#","messageId":"#.utf8)
+        writer.writeRaw(#","messageId":"#)
         writer.write(messageId)
         if let timestamp {
-            writer.writeRaw(#","timestamp":""#.utf8)
+            writer.writeRaw(#","timestamp":""#)
             writer.writeRaw(timestamp.iso8601.utf8)
             writer.writeByte(UInt8(ascii: "\""))
         }
         if let userId {
-            writer.writeRaw(#","userId":"#.utf8)
+            writer.writeRaw(#","userId":"#)
             writer.write(userId)
         }
         if let anonymousId {
-            writer.writeRaw(#","anonymousId":"#.utf8)
+            writer.writeRaw(#","anonymousId":"#)
             writer.write(anonymousId)
         }
         if let encodedContext {
-            writer.writeRaw(#","context":"#.utf8)
+            writer.writeRaw(#","context":"#)
             writer.writeRaw(encodedContext)
         } else if let context {
-            writer.writeRaw(#","context":"#.utf8)
+            writer.writeRaw(#","context":"#)
             writer.write(context)
         }
         if let traits {
-            writer.writeRaw(#","traits":"#.utf8)
+            writer.writeRaw(#","traits":"#)
             writer.write(traits)
         }
         writer.writeByte(UInt8(ascii: "}"))

@@ -21,6 +21,13 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: raw)
     }
 
+    /// Appends a literal's bytes, already valid JSON (`writeRaw(#","messageId":"#)`): one
+    /// copy of bytes the binary holds. Through the `Sequence` overload, a literal's
+    /// `.utf8` went byte by byte: a fourteenth of each event's encoding in `track`.
+    public mutating func writeRaw(_ literal: StaticString) {
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
     /// Appends one ASCII byte.
     public mutating func writeByte(_ byte: UInt8) {
         bytes.append(byte)
@@ -30,8 +37,8 @@ public struct JSONWriter: Sendable {
     /// here) are written as `null`, since JSON has no spelling for them.
     public mutating func write(_ value: JSONValue) {
         switch value {
-        case .null: writeRaw("null".utf8)
-        case .bool(let flag): writeRaw((flag ? "true" : "false").utf8)
+        case .null: writeRaw("null")
+        case .bool(let flag): if flag { writeRaw("true") } else { writeRaw("false") }
         case .int(let number): write(number)
         case .double(let number): write(number)
         case .string(let text): write(text)
@@ -91,7 +98,7 @@ public struct JSONWriter: Sendable {
     /// Appends a floating-point number in its shortest round-trip form.
     public mutating func write(_ number: Double) {
         guard number.isFinite else {
-            writeRaw("null".utf8)
+            writeRaw("null")
             return
         }
         if abs(number) < 1e15, let whole = Int(exactly: number) {
@@ -123,7 +130,7 @@ public struct JSONWriter: Sendable {
                 case 0x0C: writeByte(UInt8(ascii: "f"))
                 default:
                     let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    writeRaw("u00".utf8)
+                    writeRaw("u00")
                     writeByte(hex[Int(byte >> 4)])
                     writeByte(hex[Int(byte & 0x0F)])
                 }

@@ -25,7 +25,10 @@ struct KeptBookkeepingTests {
     func open(_ statements: Statements? = nil, segmentEvents: Int = 16_384) throws -> SQLiteEventQueue {
         var configuration = SQLiteEventQueue.Configuration()
         configuration.segmentEvents = segmentEvents
-        if let statements { configuration.statementObserver = { sql in statements.seen.withLock { $0.append(sql) } } }
+        if let statements { configuration.statementObserver = { sql in
+            let text = sql()
+            statements.seen.withLock { $0.append(text) }
+        } }
         return try SQLiteEventQueue(path: queues.path, configuration: configuration)
     }
 
