@@ -84,8 +84,8 @@ import Testing
         var confirming = DashboardState(mode: .attached)
         confirming.confirmation = .engineKey(.character("P"), label: "pause " + String(repeating: "a-very-long-destination-", count: 5))
         let confirmation = DashboardRenderer.render(snapshot: Fixtures.steady(), state: confirming, size: (width: 80, height: 24))
-        let line = (0..<confirmation.height).map(confirmation.row).first { $0.contains("live engine") } ?? ""
-        #expect(line.hasSuffix(" y do it  other key cancels") && line.contains("live engine: pause a-very-long") && line.contains("…"),
+        let line = (0..<confirmation.height).map(confirmation.row).first { $0.contains("a-very-long") } ?? ""
+        #expect(line.hasSuffix(" y yes  other key no") && line.contains(" pause a-very-long") && line.contains("…"),
                 "\(line)")
     }
 

@@ -81,9 +81,11 @@ extension Renderer {
     }
 
     /// A destructive key waiting for `y`: what it will do, and how to keep things as they are.
-    /// The keys always fit: a long label (a destination's name, say) is cut, never them.
+    /// The keys always fit: a question too long for the line loses its `live engine:`
+    /// prefix first, then its end, never the keys.
     private mutating func drawConfirmation(_ confirmation: DashboardState.Confirmation, y: Int) {
         let question: String
+        var prefix = ""
         let keys: [Span]
         let style: Style
         switch confirmation {
@@ -92,12 +94,14 @@ extension Renderer {
             keys = [Span(" y", .bold), Span(" purge  ", .dim), Span("other key", .bold), Span(" keeps them", .dim)]
             style = .error
         case .engineKey(_, let label):
-            question = "live engine: \(label)?"
-            keys = [Span(" y", .bold), Span(" do it  ", .dim), Span("other key", .bold), Span(" cancels", .dim)]
+            prefix = "live engine: "
+            question = "\(label)?"
+            keys = [Span(" y", .bold), Span(" yes  ", .dim), Span("other key", .bold), Span(" no", .dim)]
             style = .warn
         }
         let room = max(1, width - 2 - keys.reduce(0) { $0 + DisplayWidth.of($1.text) })
-        grid.write([Span(" " + question.elidedRight(toWidth: room) + " ", style)] + keys, x: 0, y: y, maxWidth: width)
+        let text = DisplayWidth.of(prefix + question) <= room ? prefix + question : question.elidedRight(toWidth: room)
+        grid.write([Span(" " + text + " ", style)] + keys, x: 0, y: y, maxWidth: width)
     }
 
     /// The hint line (or the refusal) above, the input line with a cursor below.

@@ -68,11 +68,17 @@ extension Renderer {
         ], x: 0, y: y)
     }
 
-    /// The destination's state first; then memory-held events and the demo knobs, each
-    /// shown only when it fits whole.
+    /// The destination's state first, then the demo's fault when one is injected; then its
+    /// timing, memory-held events and the demo knobs, each shown only when it fits whole.
     private mutating func drawActivityLine(y: Int) {
         let spans: [Span] = [Span(snapshot.destinations.count > 1 ? " destinations " : " destination ", .dim), senderSummary]
         var groups: [[Span]] = []
+        // A fault the demo injects is why the state is what it is: right after it, before
+        // the times (at 80 columns it fell off the line once `ok … ago` showed).
+        let faulting = !isMonitor && !isAttached && state.faultPreset != .none
+        if faulting {
+            groups.append([Span("  faults ", .dim), Span(state.faultPreset.rawValue, .warn)])
+        }
         if snapshot.destinations.count == 1 {
             groups += timing(of: snapshot.destinations[0]).map { [Span("  "), $0] }
         } else if snapshot.destinations.contains(where: \.stalled) {
@@ -87,9 +93,9 @@ extension Renderer {
             groups.append([Span(state.isReadOnlyByChoice ? "   keys change nothing (--read-only)" : "   keys act on the engine (y confirms)", .dim)])
         } else {
             let rate = state.generatorRate == 0 ? "off" : Format.rate(Double(state.generatorRate))
+            groups += [[Span("   generator ", .dim), Span(rate)]]
+            if !faulting { groups.append([Span("  faults ", .dim), Span(state.faultPreset.rawValue)]) }
             groups += [
-                [Span("   generator ", .dim), Span(rate)],
-                [Span("  faults ", .dim), Span(state.faultPreset.rawValue, state.faultPreset == .none ? .normal : .warn)],
                 [Span("  burst ", .dim), Span(Format.count(state.burstSize))],
             ]
         }
