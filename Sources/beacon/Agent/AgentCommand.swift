@@ -165,7 +165,8 @@ struct AgentCommand: AsyncParsableCommand {
         // Stopped in reverse order: the ingest first (in-flight requests finish), then the
         // control channel and the metrics, then the engine's bounded drain.
         let group = ServiceGroup(
-            services: [engine, metrics, control, collector], gracefulShutdownSignals: [.sigterm, .sigint],
+            services: [engine, metrics, control, StoreLockWatch(lock: lock, logger: logger("beacon.lock")), collector],
+            gracefulShutdownSignals: [.sigterm, .sigint],
             logger: agentLogger)
         let names = destinations.map(\.name)
         let path = db

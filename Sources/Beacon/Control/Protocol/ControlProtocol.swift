@@ -82,8 +82,24 @@ public enum ControlProtocol {
         return nil
     }
 
-    /// Where the engine writing `store` serves its channel: `store` + `.control`.
-    public static func socketPath(forStore store: String) -> String { store + ".control" }
+    /// Where the engine writing `store` serves its channel: `store` + `.control`, beside
+    /// the file a symlink names (so an engine started on the link and a `ctl` given the
+    /// file meet). A file name too long for a socket's, even reached through its
+    /// directory, has `.beacon-INODE.control` beside it instead: every name a store can
+    /// have is served.
+    public static func socketPath(forStore store: String) -> String {
+        var info = stat()
+        var path = store
+        if lstat(store, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK, let resolved = realpath(store, nil) {
+            path = String(cString: resolved)
+            free(resolved)
+        }
+        let natural = path + ".control"
+        guard !ControlSocket.fits(natural), let identity = FileIdentity(path: path) else { return natural }
+        let bytes = Array(path.utf8)
+        let directory = bytes.lastIndex(of: UInt8(ascii: "/")).map { String(decoding: bytes[..<$0], as: UTF8.self) + "/" } ?? ""
+        return directory + ".beacon-\(identity.inode).control"
+    }
 
     /// A request line read: the request, or the refusal to send back.
     enum Decoded {

@@ -98,6 +98,15 @@ enum ControlSocket {
     /// (the kernel's `sun_path` holds 107 and the NUL). Longer ones go through their directory.
     static let maxPathBytes = 103
 
+    /// Whether a socket can be at `path`: the path fits, or its file name does, reached
+    /// through its directory (``ReachableName``).
+    static func fits(_ path: String) -> Bool {
+        if path.utf8.count <= maxPathBytes { return true }
+        let name = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).last?.count ?? 0
+        // "/proc/self/fd/" + a descriptor of up to 7 digits + "/".
+        return name + 22 <= maxPathBytes
+    }
+
     /// A name for the socket at `path` that fits `sun_path`: the path itself when it fits,
     /// else `/proc/self/fd/N/NAME`, through its directory opened as descriptor `N`, which
     /// stays open until ``close()``. So a store whose path is longer than a socket path

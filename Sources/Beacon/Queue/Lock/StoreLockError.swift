@@ -4,7 +4,7 @@ public struct StoreLockError: Error, Sendable, Hashable, CustomStringConvertible
     public enum Kind: Sendable, Hashable {
         /// Another process holds it: the holder, when the lock file names one yet.
         case held(holder: StoreLockHolder?)
-        /// The lock file cannot be opened or locked: the system's reason.
+        /// The store's file or its holder file cannot be opened or locked: the system's reason.
         case unusable(reason: String)
     }
 
@@ -23,7 +23,7 @@ public struct StoreLockError: Error, Sendable, Hashable, CustomStringConvertible
             let who = holder.map(\.description) ?? "another process"
             return "\(store) is served by \(who); one engine serves a store at a time (stop it, or act through it with `beacon ctl --db \(store)`)"
         case .unusable(let reason):
-            return "cannot lock the store \(store) (\(StoreLock.lockPath(forStore: store))): \(reason)"
+            return "cannot lock the store \(store): \(reason)"
         }
     }
 }

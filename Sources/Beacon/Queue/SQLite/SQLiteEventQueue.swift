@@ -586,19 +586,6 @@ public final class SQLiteEventQueue: EventQueue {
     }
 }
 
-/// Device and inode of a file, to notice it being removed or replaced.
-struct FileIdentity: Hashable, Sendable {
-    var device: UInt64
-    var inode: UInt64
-
-    init?(path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-    }
-}
-
 extension Database {
     /// Runs a statement compiled once per connection: for the queue's hot paths.
     func run(_ sql: String, _ arguments: StatementArguments = []) throws {
