@@ -105,6 +105,10 @@ struct BatcherStateMachine<Instant: InstantProtocol, Batch> where Instant.Durati
         /// The isolation began because retries ran out (not after ``RetryPolicy/isolateAfter``
         /// server errors): its attempts keep counting through the deliveries of the search.
         var gaveUp = false
+        /// The destination's server asked not to be sent to before then (`Retry-After`,
+        /// as far as the policy's ``RetryPolicy/maxRetryAfter`` lets it): a final flush
+        /// whose deadline comes first leaves it alone.
+        var quietUntil: Instant?
         /// The batch in flight was read past the event through this sequence, which
         /// failed alone with no delivery around it (``DeliveryDecision/probePast(reason:)``).
         var probingPast: Int64?
@@ -429,8 +433,14 @@ extension BatcherStateMachine {
 
     /// The run loop stopped: drain what is queued, unless offline, paused or held. A
     /// backoff under way is cut short.
-    mutating func finalFlush(isOffline: Bool) -> FinalFlushAction {
+    mutating func finalFlush(isOffline: Bool, deadline: Instant? = nil) -> FinalFlushAction {
         if isOffline || isHeld { return .none }
+        if let quiet = streak?.quietUntil, let deadline, quiet > deadline {
+            switch state {
+            case .backingOff, .offline(then: .backingOff): return .keepsServersWait(until: quiet)
+            default: break
+            }
+        }
         switch state {
         case .paused, .offline(then: .paused), .held, .offline(then: .held):
             return .none
@@ -576,7 +586,7 @@ extension BatcherStateMachine {
             }
             state = .draining(after)
             return .settleThenReport(keepingLeases: true)
-        case .retry(let delay, let reason):
+        case .retry(let delay, let reason, let serverAsked):
             if wasProbing {
                 // The events after it failed too: the destination fails, not (only) the event.
                 streak?.soloFailures = 0
@@ -585,6 +595,7 @@ extension BatcherStateMachine {
             failures += 1
             lastError = reason
             recordFailure(now: now)
+            streak?.quietUntil = serverAsked.map { now.advanced(by: min($0, delay)) }
             state = .backingOff(until: now.advanced(by: delay))
             return .settleThenReport(keepingLeases: false)
         case .isolate(let limit, let reason):

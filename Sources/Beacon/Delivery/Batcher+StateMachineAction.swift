@@ -93,12 +93,15 @@ extension BatcherStateMachine {
         case finishWakes
     }
 
-    /// What the ``Batcher`` does after ``BatcherStateMachine/finalFlush(isOffline:)``.
+    /// What the ``Batcher`` does after ``BatcherStateMachine/finalFlush(isOffline:deadline:)``.
     enum FinalFlushAction: Equatable, Sendable {
         /// Offline, paused or held: the events stay queued.
         case none
         /// Drain what is queued for the final flush, bounded in time.
         case finalDrain
+        /// The destination's server asked for quiet until after the final flush's deadline
+        /// (`Retry-After`): nothing is sent to it, and the events stay queued.
+        case keepsServersWait(until: Instant)
     }
 
     /// What the ``Batcher`` does after ``BatcherStateMachine/drainFinished(now:)``.

@@ -610,7 +610,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         case .delivered:
             // The later copies of a delivered `messageId` are delivered with it.
             settlement.delivered = (batch.events.map(\.sequence) + next.duplicates.map(\.sequence)).sorted()
-        case .retry(let delay, let reason):
+        case .retry(let delay, let reason, _):
             record.outcome = .retry
             record.error = reason
             logger.log(.warning, "send failed; retrying", kind: "retry", throttle: logThrottle, metadata: [
@@ -823,11 +823,17 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     private func finalFlush() async {
         let current = settings.current
         guard !Task.isCancelled else { return }
-        switch machine.finalFlush(isOffline: current.isOffline) {
+        let deadline = (shutdownStartedAt ?? clock.now).advanced(by: finalFlushTimeout)
+        switch machine.finalFlush(isOffline: current.isOffline, deadline: deadline) {
         case .finalDrain: break
         case .none: return
+        case .keepsServersWait(let until):
+            logger.notice("final flush skipped: the destination's server asked to wait past the shutdown (Retry-After); its events stay queued for the next start", metadata: [
+                "destination": "\(destination.name)", "events": "\(queue.depth.pending(for: destination.name))",
+                "asked_for": "\(clock.now.duration(to: until))",
+            ])
+            return
         }
-        let deadline = (shutdownStartedAt ?? clock.now).advanced(by: finalFlushTimeout)
         // The batch in flight at the shutdown's start may have used the whole bound.
         if clock.now < deadline {
             await drain(until: deadline, settings: current)

@@ -2,8 +2,9 @@
 public enum DeliveryDecision: Sendable, Hashable {
     /// Remove every event of the batch.
     case delivered
-    /// Keep every event; send again after this wait.
-    case retry(after: Duration, reason: String)
+    /// Keep every event; send again after this wait. `serverAsked`: the wait the server
+    /// asked for (`Retry-After`), which even a final flush at shutdown keeps to.
+    case retry(after: Duration, reason: String, serverAsked: Duration? = nil)
     /// Move these events to the dead-letter table; the others stay and go again at once.
     case deadLetter([RejectedEvent])
     /// Send again at once, with batches of at most this many events.

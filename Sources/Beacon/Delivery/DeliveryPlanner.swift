@@ -64,7 +64,7 @@ public enum DeliveryPlanner {
             }
             // A probe that failed too: the destination is failing, not the event. Back off.
             let delay = retryPolicy.delay(afterFailures: failures < .max ? failures + 1 : .max, retryAfter: retryAfter, random: random)
-            return .retry(after: delay, reason: reason)
+            return .retry(after: delay, reason: reason, serverAsked: retryAfter)
         case .rejected(let rejections):
             let named = refused(batch.events, by: rejections)
             if !named.isEmpty {

@@ -424,6 +424,33 @@ struct BatcherStateMachineTests {
         ], of: Machine.FinalFlushAction.self) { $0.finalFlush(isOffline: false) }
     }
 
+    /// A server that asked for quiet past the final flush's deadline gets none; one whose
+    /// wait ends before it, or a backoff of the engine's own, is drained as usual.
+    @Test func finalFlushKeepsToAServersRetryAfter() {
+        let asked = Machine.Streak(attempts: 1, since: Self.now, quietUntil: Self.at(20))
+        var waiting = Self.machine(Self.backingOff, failures: 1, streak: asked)
+        #expect(waiting.finalFlush(isOffline: false, deadline: Self.at(15)) == .keepsServersWait(until: Self.at(20)))
+        #expect(waiting.state == Self.backingOff, "the events stay queued, the backoff as it was")
+        var offlineWaiting = Self.machine(.offline(then: .backingOff(until: Self.at(20))), failures: 1, streak: asked)
+        #expect(offlineWaiting.finalFlush(isOffline: false, deadline: Self.at(15)) == .keepsServersWait(until: Self.at(20)))
+        var pastIt = Self.machine(Self.backingOff, failures: 1, streak: asked)
+        #expect(pastIt.finalFlush(isOffline: false, deadline: Self.at(25)) == .finalDrain)
+        var ownBackoff = Self.machine(Self.backingOff, failures: 1, streak: Machine.Streak(attempts: 1, since: Self.now))
+        #expect(ownBackoff.finalFlush(isOffline: false, deadline: Self.at(15)) == .finalDrain)
+    }
+
+    /// A 429's `Retry-After` is kept in the streak (as far as the backoff goes), cleared by a delivery.
+    @Test func aServersRetryAfterIsKeptUntilADelivery() {
+        var machine = Self.machine(.batch(through: 20))
+        _ = machine.sendFinished(
+            .retry(after: .seconds(600), reason: "HTTP 429", serverAsked: .seconds(86_400)), sent: 20, readAhead: nil, now: Self.now,
+            batchSize: 20)
+        #expect(machine.streak?.quietUntil == Self.now.advanced(by: .seconds(600)))
+        var own = Self.machine(.batch(through: 20))
+        _ = own.sendFinished(.retry(after: .seconds(2), reason: "HTTP 503"), sent: 20, readAhead: nil, now: Self.now, batchSize: 20)
+        #expect(own.streak != nil && own.streak?.quietUntil == nil)
+    }
+
     @Test func finalFlushOffline() {
         check([
             (Self.idle, Self.idle, .none),

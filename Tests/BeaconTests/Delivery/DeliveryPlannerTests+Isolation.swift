@@ -73,7 +73,7 @@ extension DeliveryPlannerTests {
             return
         }
         // The probe past it failed too: the destination is failing; back off, nothing dead-lettered.
-        guard case .retry(let delay, "HTTP 500") = decide(500, count: 1, streak: FailureStreak(attempts: 10, age: .seconds(8), isIsolating: true, isProbing: true)) else {
+        guard case .retry(let delay, "HTTP 500", nil) = decide(500, count: 1, streak: FailureStreak(attempts: 10, age: .seconds(8), isIsolating: true, isProbing: true)) else {
             Issue.record("a failed probe backs off")
             return
         }

@@ -21,7 +21,7 @@ struct DeliveryPlannerTests {
 
     @Test func retryableBacksOffExponentially() {
         let delays = (0..<9).map { failures -> Duration in
-            guard case .retry(let delay, _) = decide(.retryable(reason: "503", retryAfter: nil), failures: failures) else { return .zero }
+            guard case .retry(let delay, _, _) = decide(.retryable(reason: "503", retryAfter: nil), failures: failures) else { return .zero }
             return delay
         }
         #expect(delays == [0.5, 1, 2, 4, 8, 16, 32, 60, 60].map { Duration.milliseconds(Int64($0 * 1000)) })
@@ -38,10 +38,10 @@ struct DeliveryPlannerTests {
     }
 
     @Test func retryAfterIsHonouredAndCapped() {
-        #expect(decide(.retryable(reason: "429", retryAfter: .seconds(7))) == .retry(after: .seconds(7), reason: "429"))
+        #expect(decide(.retryable(reason: "429", retryAfter: .seconds(7))) == .retry(after: .seconds(7), reason: "429", serverAsked: .seconds(7)))
         // Backoff longer than Retry-After wins: never sooner than either.
-        #expect(decide(.retryable(reason: "429", retryAfter: .seconds(1)), failures: 5) == .retry(after: .seconds(16), reason: "429"))
-        #expect(decide(.retryable(reason: "429", retryAfter: .seconds(86_400))) == .retry(after: .seconds(600), reason: "429"))
+        #expect(decide(.retryable(reason: "429", retryAfter: .seconds(1)), failures: 5) == .retry(after: .seconds(16), reason: "429", serverAsked: .seconds(1)))
+        #expect(decide(.retryable(reason: "429", retryAfter: .seconds(86_400))) == .retry(after: .seconds(600), reason: "429", serverAsked: .seconds(86_400)))
     }
 
     @Test func rejectedWithReasonsDeadLettersOnlyThose() {
