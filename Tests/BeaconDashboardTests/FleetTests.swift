@@ -6,20 +6,23 @@ import Testing
 /// Several engines on one screen: one true summary row each, Enter opens one with its own
 /// dashboard and keys, Esc goes back, and a lost engine says since when with no rates.
 @Suite struct FleetTests {
-    /// Four engines: flowing, backing off and stalled, lost, and a store nothing serves.
+    /// Six stores: flowing, backing off and stalled, lost, one nothing serves, one not
+    /// read yet, and a file that is not a store (yet).
     static func snapshots() -> [EngineSnapshot?] {
         var lost = Fixtures.steady()
         lost.engineLostAt = Timestamp(millisecondsSince1970: Fixtures.t0 - 12_000)
         lost.isReadOnlyMonitor = true
         var unserved = Fixtures.deadLetters()
         unserved.isReadOnlyMonitor = true
-        return [Fixtures.steady(), Fixtures.outageWithRetries(), lost, unserved, nil]
+        var unreadable = Fixtures.steady()
+        unreadable.unreadableStore = "is an empty SQLite file, not yet a Beacon store: if a process is creating it, try again"
+        return [Fixtures.steady(), Fixtures.outageWithRetries(), lost, unserved, nil, unreadable]
     }
 
     static func state(_ mode: DashboardMode = .attached, readOnly: Bool = false) -> FleetState {
         var engine = DashboardState(mode: mode)
         engine.isReadOnlyByChoice = readOnly
-        var state = FleetState(names: ["orders", "payments", "search", "billing", "mailer"], engine: engine)
+        var state = FleetState(names: ["orders", "payments", "search", "billing", "mailer", "ledger"], engine: engine)
         for (index, snapshot) in snapshots().enumerated() {
             if let snapshot { state.observe(snapshot, engine: index) }
         }
@@ -36,6 +39,8 @@ import Testing
         #expect(rows[2].rateIn == nil && rows[2].rateOut == nil, "a lost engine's rates are unknown, not its last ones")
         #expect(rows[3].condition == .noEngine && rows[3].deadLetters == 7 && rows[3].rateIn == nil)
         #expect(rows[4].condition == .waiting && rows[4].depth == nil)
+        #expect(rows[5].condition == .unreadable(reason: "is an empty SQLite file, not yet a Beacon store: if a process is creating it, try again"))
+        #expect(rows[5].depth == nil && rows[5].rateIn == nil && rows[5].deadLetters == nil, "nothing read stands for the store")
         var backingOff = Fixtures.outageWithRetries()
         backingOff.destinations[0].stalled = false
         let row = FleetRow(name: "x", snapshot: backingOff)
@@ -78,7 +83,7 @@ import Testing
     @Test func theListAt80x24() throws {
         let grid = DashboardRenderer.renderFleet(snapshots: Self.snapshots(), state: Self.state(), size: (80, 24))
         let text = grid.text
-        #expect(text.contains("5 engines") && text.contains("1 lost") && text.contains("1 failing"), "\(text)")
+        #expect(text.contains("6 engines") && text.contains("1 lost") && text.contains("1 failing"), "\(text)")
         #expect(text.contains("LOST 23:59:48"), "\(text)")
         try expectFleetGolden("fleet-80x24", grid)
     }
@@ -90,7 +95,7 @@ import Testing
         (next, _) = FleetReducer.reduce(next, .enter)
         #expect(next.focused == 1)
         let open = DashboardRenderer.renderFleet(snapshots: Self.snapshots(), state: next, size: (80, 24)).text
-        #expect(open.contains("MONITOR (attached)") && open.contains("engine 2 of 5: payments") && open.contains("Esc:engines"), "\(open)")
+        #expect(open.contains("MONITOR (attached)") && open.contains("engine 2 of 6: payments") && open.contains("Esc:engines"), "\(open)")
         // Its keys are its own dashboard's: a flush asks first, then goes to engine 1 only.
         (next, actions) = FleetReducer.reduce(next, .character("f"))
         #expect(actions.isEmpty && next.engines[1].confirmation != nil && next.engines[0].confirmation == nil)
@@ -104,9 +109,9 @@ import Testing
         #expect(next.focused == nil && next.cursor == 1)
         (next, actions) = FleetReducer.reduce(next, .character("q"))
         #expect(actions == [.quit] && next.isQuitting)
-        state.cursor = 4
+        state.cursor = 5
         (next, _) = FleetReducer.reduce(state, .down)
-        #expect(next.cursor == 4, "the cursor stays on the list")
+        #expect(next.cursor == 5, "the cursor stays on the list")
     }
 
     @Test func readOnlyRefusesEveryActionKeyInAnOpenEngine() {

@@ -77,6 +77,9 @@ public struct EngineSnapshot: Sendable, Hashable {
     public var destinations: [DestinationStatus]
     /// A storage fault being ridden out, if any.
     public var storageProblem: StorageProblem?
+    /// Why a monitor cannot read the store now (an empty file, not a store, a loop of
+    /// links, gone), if it cannot; the other figures are then the last ones read, if any.
+    public var unreadableStore: String? = nil
     /// The last problem worth showing (network, auth, storage), if any.
     public var lastError: String?
     /// When ``lastError`` happened, when known: an error that stands on the screen after

@@ -35,6 +35,8 @@ public struct FleetRow: Sendable, Hashable {
         case waiting
         /// It answered once and stopped: lost since then.
         case lost(since: Timestamp)
+        /// Its store cannot be read (an empty file, not a store, a loop of links, gone): why.
+        case unreadable(reason: String)
         /// Its store cannot be written.
         case storageFault
         /// Its queue is at its bound.
@@ -62,6 +64,12 @@ public struct FleetRow: Sendable, Hashable {
         self.name = name
         guard let snapshot else {
             condition = .waiting
+            failing = []
+            return
+        }
+        if let reason = snapshot.unreadableStore {
+            // Nothing read stands for the store now: every figure unknown.
+            condition = .unreadable(reason: reason)
             failing = []
             return
         }

@@ -23,6 +23,8 @@ extension DashboardRenderer {
         let failing = rows.filter { !$0.failing.isEmpty }.count
         var title: [Span] = [Span(" BEACON ", .inverse), Span("  \(rows.count) engines", .bold)]
         if lost > 0 { title.append(Span("  \(lost) lost", .error)) }
+        let unreadable = rows.filter { if case .unreadable = $0.condition { return true } else { return false } }.count
+        if unreadable > 0 { title.append(Span("  \(unreadable) unreadable", .error)) }
         if failing > 0 { title.append(Span("  \(failing) failing", .warn)) }
         grid.write(title, x: 0, y: 0, maxWidth: size.width)
         let tag = " MONITOR (\(state.engines.first?.isReadOnlyByChoice == true ? "fleet, read-only" : "fleet")) "
@@ -54,6 +56,15 @@ extension DashboardRenderer {
         let now = snapshot?.time.millisecondsSince1970 ?? 0
         let (state, style) = describe(row.condition, now: now)
         let dash = "?"
+        if case .unreadable(let reason) = row.condition {
+            // No figure stands for the store: why, where they would be.
+            let x = grid.write([
+                Span(selected ? "▶ " : "  ", .bold), Span(row.name.elidedRight(toWidth: 12).padRight(12), selected ? .inverse : .bold),
+                Span(" "), Span(state.padRight(16), style),
+            ], x: 0, y: y, maxWidth: grid.width)
+            grid.write(PrintableText.line(reason).elidedRight(toWidth: max(0, grid.width - x)), x: x, y: y, style: .dim, maxWidth: grid.width - x)
+            return
+        }
         var x = grid.write([
             Span(selected ? "▶ " : "  ", .bold),
             Span(row.name.elidedRight(toWidth: 12).padRight(12), selected ? .inverse : .bold),
@@ -77,6 +88,7 @@ extension DashboardRenderer {
         switch condition {
         case .waiting: return ("reading…", .dim)
         case .lost(let since): return ("LOST \(Format.timeOfDay(millisecondsSince1970: since.millisecondsSince1970))", .error)
+        case .unreadable: return ("UNREADABLE", .error)
         case .storageFault: return ("STORAGE FAULT", .error)
         case .queueFull: return ("QUEUE FULL", .error)
         case .stalled: return ("STALLED", .error)

@@ -65,15 +65,19 @@ struct MonitorCommand: AsyncParsableCommand {
     func run() async throws {
         let stores = try storePaths()
         var readers: [StoreReader] = []
-        for db in stores {
+        if stores.count == 1, let db = stores.first {
             do {
-                let reader = try StoreReader(path: db)
+                let reader = try StoreReader(path: db, reopensReplacedFile: true)
                 // Read once before the screen goes up: a damaged store is refused with one line.
                 _ = try await reader.status(batchLimit: 200, deadLetterLimit: 1)
                 readers.append(reader)
             } catch {
                 throw error.cli(path: db)
             }
+        } else {
+            // A fleet shows each store on its own: one that cannot be read (being created,
+            // damaged, foreign, a loop of links) is a row saying why, read again at each poll.
+            readers = stores.map { StoreReader(watching: $0) }
         }
         try DemoTerminalCheck.require(command: "monitor")
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-monitor.log").path

@@ -14,6 +14,7 @@ enum StorePath {
     /// ``problem(_:)`` without SQLite's limit on a path's length, for a file SQLite does
     /// not open (an export).
     static func fileProblem(_ path: String) -> String? {
+        if let link = SymbolicLinkProblem.of(path, creating: true) { return link }
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         if manager.fileExists(atPath: path, isDirectory: &isDirectory) {

@@ -54,12 +54,19 @@ public final class StoreMonitor: Sendable {
     ) async {
         var builder = StoreSnapshotBuilder(storePath: reader.path)
         let clock = ContinuousClock()
-        let start = clock.now
+        var start = clock.now
         var published: EngineSnapshot?
+        var read = reader.identity
         while !Task.isCancelled {
             let snapshot: EngineSnapshot
             do {
                 let status = try await reader.status(batchLimit: batchLimit, deadLetterLimit: DeadLetterSummary.snapshotLimit)
+                if reader.identity != read {
+                    // Another file at the path now: its figures start afresh (no rate from the old one's counters).
+                    read = reader.identity
+                    builder = StoreSnapshotBuilder(storePath: reader.path)
+                    start = clock.now
+                }
                 snapshot = builder.snapshot(from: status, elapsed: clock.now - start)
             } catch {
                 snapshot = builder.failure(error, elapsed: clock.now - start)

@@ -1,6 +1,7 @@
 import BeaconWire
 import Foundation
 import GRDB
+import Synchronization
 
 /// Reads a Beacon store without writing to it: for `beacon status` and for
 /// `beacon monitor`, which watches another process's queue (WAL readers never block the
@@ -8,13 +9,41 @@ import GRDB
 public final class StoreReader: Sendable {
     /// The store's path.
     public let path: String
-    private let pool: DatabasePool
+    /// The file opened: its connections and its identity.
+    private let opened: Mutex<Opened?>
+    /// Whether a file made anew at ``path`` (the store deleted and created again, or moved
+    /// aside and replaced) is opened in its turn, at the next read.
+    public let reopensReplacedFile: Bool
+
+    private struct Opened: Sendable {
+        let pool: DatabasePool
+        let identity: FileIdentity?
+    }
 
     /// Opens an existing store read-only. Throws if the file is missing or not a store.
-    public init(path: String) throws(StorageError) {
+    /// With `reopensReplacedFile`, a file made anew at `path` later is read in its turn.
+    public init(path: String, reopensReplacedFile: Bool = false) throws(StorageError) {
         self.path = path
+        self.reopensReplacedFile = reopensReplacedFile
+        opened = Mutex(try Self.open(path, patience: Self.creationPatience))
+    }
+
+    /// A reader for a store that may not be readable yet (or ever): opened at the first
+    /// read, tried again at each read while it fails, and opened again when the file at
+    /// `path` is replaced. Each read throws what stands in the way, for a fleet's row.
+    public init(watching path: String) {
+        self.path = path
+        self.reopensReplacedFile = true
+        opened = Mutex(nil)
+    }
+
+    /// The identity of the file read, once opened.
+    public var identity: FileIdentity? { opened.withLock { $0?.identity } }
+
+    private static func open(_ path: String, patience: Duration) throws(StorageError) -> Opened {
         if let tooLong = StorePathLength.problem(path) { throw StorageError(kind: .ioError, message: "\(path): \(tooLong)") }
-        guard FileManager.default.fileExists(atPath: path) else {
+        if let link = SymbolicLinkProblem.of(path) { throw StorageError(kind: .ioError, message: link) }
+        guard let identity = FileIdentity(path: path) else {
             throw StorageError(kind: .ioError, message: "\(path) does not exist; check the path or run 'beacon track --db \(path)' first")
         }
         var configuration = Configuration()
@@ -22,16 +51,28 @@ public final class StoreReader: Sendable {
         configuration.label = "beacon.reader"
         // A store being created is locked for a moment while its creator switches it to
         // WAL and migrates it: wait for that, as for the creation itself.
-        configuration.busyMode = .timeout(StoreReader.creationPatience.inSeconds)
+        configuration.busyMode = .timeout(max(0.05, patience.inSeconds))
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.waitForCreation(pool, path: path)
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.waitForCreation(pool, path: path, patience: patience)
             try pool.read { db in try StoreSchema.refuseNewerSchema(db, migrator: StoreSchema.migrator(), path: path) }
+            return Opened(pool: pool, identity: identity)
         } catch let error as StorageError {
             throw error
         } catch {
             throw StorageError(error, path: path)
         }
+    }
+
+    /// The connections to read with: the file opened, or opened now (again, when the file
+    /// at the path was replaced and this reader follows it).
+    private func pool() throws(StorageError) -> DatabasePool {
+        let current = opened.withLock { $0 }
+        if let current, !reopensReplacedFile || current.identity == FileIdentity(path: path) { return current.pool }
+        opened.withLock { $0 = nil }  // the old file's figures are no longer the store's
+        let fresh = try Self.open(path, patience: .zero)
+        opened.withLock { $0 = fresh }
+        return fresh.pool
     }
 
     /// Counts the tables of a file that are neither SQLite's own nor GRDB's record of migrations.
@@ -46,8 +87,8 @@ public final class StoreReader: Sendable {
     /// new path, read in the instant between the file's creation and its first
     /// migration): waited for, up to ``creationPatience``, and then called what it is
     /// rather than "not a Beacon store".
-    private static func waitForCreation(_ pool: DatabasePool, path: String) throws {
-        let deadline = ContinuousClock.now + creationPatience
+    private static func waitForCreation(_ pool: DatabasePool, path: String, patience: Duration) throws {
+        let deadline = ContinuousClock.now + patience
         while true {
             let (isStore, isEmpty) = try pool.read { db in
                 (
@@ -70,7 +111,7 @@ public final class StoreReader: Sendable {
     /// What the store holds now.
     public func status(batchLimit: Int = 20, deadLetterLimit: Int = 20) async throws(StorageError) -> StoreStatus {
         do {
-            return try await pool.read { db in
+            return try await pool().read { db in
                 let state = try StoreSchema.State.read(db)
                 let dead = try StoreSchema.DeadLetterCounts.read(db)
                 var totals = state.totals
@@ -96,6 +137,8 @@ public final class StoreReader: Sendable {
                     destinations: destinations.mapValues(\.depth), oldestPending: oldestPending, lastSuccess: lastSuccess,
                     pausedDestinations: try SQLiteEventQueue.readPausedDestinations(db))
             }
+        } catch let error as StorageError {
+            throw error
         } catch {
             throw StorageError(error, path: path)
         }
@@ -165,7 +208,9 @@ extension StoreReader: DeadLetterReading {
 
     private func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(StorageError) -> T {
         do {
-            return try await pool.read(body)
+            return try await pool().read(body)
+        } catch let error as StorageError {
+            throw error
         } catch {
             throw StorageError(error, path: path)
         }
@@ -177,7 +222,7 @@ extension StoreReader: PendingEventReading {
     /// pending view. Read in one WAL read transaction: the engine's writer never waits.
     public func pendingEvents(_ query: PendingEventQuery) async throws(StorageError) -> PendingEventsPage {
         do {
-            return try await pool.read { db in try PendingEventRows.page(db, query: query) }
+            return try await pool().read { db in try PendingEventRows.page(db, query: query) }
         } catch let error as StorageError {
             throw error
         } catch {
@@ -191,7 +236,9 @@ extension StoreReader: OperatorActionReading {
     /// (none in a store from before they were kept).
     public func operatorActions(limit: Int) async throws(StorageError) -> [OperatorAction] {
         do {
-            return try await pool.read { db in try OperatorActionRows.newest(db, limit: limit) }
+            return try await pool().read { db in try OperatorActionRows.newest(db, limit: limit) }
+        } catch let error as StorageError {
+            throw error
         } catch {
             throw StorageError(error, path: path)
         }

@@ -77,6 +77,7 @@ public struct StoreSnapshotBuilder: Sendable {
             return destination
         }
         current.storageProblem = nil
+        current.unreadableStore = nil
         return current
     }
 
@@ -84,6 +85,12 @@ public struct StoreSnapshotBuilder: Sendable {
     public mutating func failure(_ error: any Error, elapsed: Duration, time: Timestamp = .now()) -> EngineSnapshot {
         current.time = time
         current.noteError("cannot read the store: \(error)", at: time)
+        // The row names the store: its reason without the path, facts first.
+        var reason = (error as? StorageError)?.message ?? "\(error)"
+        for prefix in [current.storePath + ": ", current.storePath + " "] where !current.storePath.isEmpty && reason.hasPrefix(prefix) {
+            reason = String(reason.dropFirst(prefix.count))
+        }
+        current.unreadableStore = reason
         sampleDepth(current.depth, elapsed: elapsed)
         return current
     }
