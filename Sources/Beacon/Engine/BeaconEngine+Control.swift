@@ -175,7 +175,7 @@ extension BeaconEngine {
             deadLettersPurged: depth.totals.deadLettersPurged, store: queue.location,
             queue: EngineStatusReport.Queue(
                 events: depth.events.addingReportingOverflow(depth.buffered).partialValue, bytes: depth.bytes,
-                maxEvents: bounds?.maxEvents, maxBytes: bounds?.maxBytes, full: bounds?.isFull(depth) ?? false,
+                maxEvents: bounds?.maxEvents, maxBytes: bounds?.maxBytes, full: queue.isFull,
                 whenFull: snapshot.fullQueueRefusesNew ? EngineStatusReport.Queue.refusesNew : EngineStatusReport.Queue.dropsOldest),
             destinations: destinations.map { destination in
                 // Not reported yet: its batcher has not started, so its state is not known.

@@ -108,7 +108,7 @@ public final class EngineMetrics: Service, Sendable {
         "beacon_engine_queue_bytes": "Bytes of event JSON in the queue.",
         "beacon_engine_queue_capacity_events": "Events the queue holds at most (--max-queue-events).",
         "beacon_engine_queue_capacity_bytes": "Bytes of event JSON the queue holds at most (--max-queue-bytes).",
-        "beacon_engine_queue_full": "1 while the queue is at a bound: new events push the oldest out (the agent's ingest refuses them).",
+        "beacon_engine_queue_full": "1 while the queue is full: at a bound, or without room for the last post the agent's ingest refused (it refuses new events; a tracker in process pushes the oldest out).",
         "beacon_engine_dead_letters": "Dead letters held in the store now.",
         "beacon_engine_offline": "1 while the engine is offline (sends nothing).",
         "beacon_engine_store_bytes": "Bytes of the store's files (database, write-ahead log, index; 0 for a queue in memory).",
@@ -176,6 +176,13 @@ public final class EngineMetrics: Service, Sendable {
         for await snapshot in snapshots.cancelOnGracefulShutdown() {
             await update(with: snapshot)
         }
+    }
+
+    /// Records ``QueueAdministration/isFull`` now, between snapshots: for a writer refused
+    /// at the bound, so that `/metrics` says full by the time the refused client asks.
+    public func recordFullness() {
+        guard queue.bounds != nil else { return }
+        queueGauges.full.record(queue.isFull ? 1 : 0)
     }
 
     /// Reports one snapshot and the queue's counters now (what ``run()`` does for each).
@@ -260,7 +267,7 @@ public final class EngineMetrics: Service, Sendable {
         if let bounds = queue.bounds {
             queueGauges.capacityEvents.record(bounds.maxEvents)
             queueGauges.capacityBytes.record(bounds.maxBytes)
-            queueGauges.full.record(bounds.isFull(depth) ? 1 : 0)
+            queueGauges.full.record(queue.isFull ? 1 : 0)
         }
     }
 

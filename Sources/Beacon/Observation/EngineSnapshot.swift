@@ -32,6 +32,10 @@ public struct EngineSnapshot: Sendable, Hashable {
     /// At its bound the queue refuses new events (`beacon agent`'s ingest) instead of
     /// dropping its oldest: what the queue-full line says, with ``Totals/refused``.
     public var fullQueueRefusesNew: Bool = false
+    /// The engine's queue says it is full (``QueueAdministration/isFull``, as `ctl status`
+    /// gives it to an attached console): also without room for a post it refused, which
+    /// the depth against the bounds cannot show.
+    public var engineSaysQueueFull: Bool = false
 
     // Queue
     /// Events committed to the store and not yet delivered.
@@ -232,6 +236,6 @@ extension EngineSnapshot {
     /// Whether the queue is at a bound (``QueueBounds/isFull(_:)``): new events push the
     /// oldest out. `false` when the bounds are not known.
     public var isQueueFull: Bool {
-        queueBounds?.isFull(events: depth, buffered: buffered, bytes: queuedBytes) ?? false
+        engineSaysQueueFull || queueBounds?.isFull(events: depth, buffered: buffered, bytes: queuedBytes) ?? false
     }
 }

@@ -136,8 +136,10 @@ struct AgentCommand: AsyncParsableCommand {
             clock: ContinuousClock(), finalFlushTimeout: Self.finalFlushTimeout, logger: logger("beacon.engine"))
         // At its bound the agent refuses new events (503 queue_full) rather than drop old ones.
         engine.observer.report(.refusedAtBound(refused: 0))
+        let fullness = FullnessHook()
         let store = AgentIngestStore(
-            tracker: engine.tracker, queue: queue, observer: engine.observer, commitTimeout: Self.commitTimeout, logger: agentLogger)
+            tracker: engine.tracker, queue: queue, observer: engine.observer, fullnessChanged: fullness, commitTimeout: Self.commitTimeout,
+            logger: agentLogger)
         var ingest = CollectorConfiguration(host: host, port: port, writeKeys: Set(writeKeys))
         ingest.metricsPrefix = "beacon_agent_ingest"
         ingest.exportsStoreTotals = false  // the engine's metrics report the queue
@@ -155,6 +157,7 @@ struct AgentCommand: AsyncParsableCommand {
             throw CLIError.runtime("cannot prepare the agent's ingest: \(error)")
         }
         let metrics = engine.metricsReporter(factory: collector.metricsFactory, logger: logger("beacon.metrics"))
+        fullness.set { metrics.recordFullness() }
         collector.describeMetrics(EngineMetrics.help)
         let control: ControlServer
         do {

@@ -18,6 +18,9 @@ struct AgentIngestStore: CollectorStore {
     /// The queue's bounds (``SQLiteEventQueue/bounds``): past them the queue would drop its
     /// oldest events, so the agent refuses new ones instead.
     var bounds: QueueBounds { queue.bounds ?? QueueBounds(maxEvents: .max, maxBytes: .max) }
+    /// Told at once when a refusal made the queue full, so that `/metrics` says so before
+    /// the refused client can ask (the engine's metrics otherwise follow its snapshots).
+    let fullnessChanged: FullnessHook
     /// The longest wait for a batch's commit before answering 503.
     let commitTimeout: Duration
     let logger: Logger
@@ -46,12 +49,11 @@ struct AgentIngestStore: CollectorStore {
             }
         }
         if !rejections.isEmpty { throw StoreRefusedEventsError(rejections: rejections) }
-        let depth = queue.depth
-        // Counts and sizes are bounded (the collector's request limits), so these sums cannot overflow.
-        let bounds = self.bounds
-        guard depth.events + depth.buffered + events.count <= bounds.maxEvents, depth.bytes + bytes <= bounds.maxBytes else {
+        // One test for this refusal, /health, ctl status and the metric (`isFull`).
+        guard queue.admits(events: events.count, bytes: bytes) else {
             observer.report(.refusedAtBound(refused: events.count))
-            throw StoreUnavailableError(reason: fullness(depth, bounds), retryAfterSeconds: 5, cause: .full)
+            fullnessChanged.call()
+            throw StoreUnavailableError(reason: fullness(queue.depth, bounds), retryAfterSeconds: 5, cause: .full)
         }
         // WireEvent already applied the same size limit, so this cannot refuse an event.
         // A handler on the cooperative pool: a full buffer suspends it, never blocks its thread.
@@ -96,11 +98,9 @@ struct AgentIngestStore: CollectorStore {
     /// every batch then), so a balancer or a script sees it.
     func health() async -> StoreHealth {
         if let failure = queue.currentFailure { return StoreHealth(kind: "beacon-queue", problem: "\(failure)") }
-        // The same test as `ctl status` and `beacon_engine_queue_full`: one answer everywhere.
-        let depth = queue.depth
-        let bounds = self.bounds
-        guard !bounds.isFull(depth) else {
-            return StoreHealth(kind: "beacon-queue", problem: "queue full: " + fullness(depth, bounds))
+        // The same fact as the ingest's refusal, `ctl status` and `beacon_engine_queue_full`.
+        guard !queue.isFull else {
+            return StoreHealth(kind: "beacon-queue", problem: "queue full: " + fullness(queue.depth, bounds))
         }
         return StoreHealth(kind: "beacon-queue", problem: nil)
     }

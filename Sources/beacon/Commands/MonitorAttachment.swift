@@ -137,6 +137,7 @@ final class MonitorAttachment: Sendable {
         if let events = report.queue.maxEvents, let bytes = report.queue.maxBytes, events > 0, bytes > 0 {
             attached.queueBounds = QueueBounds(maxEvents: events, maxBytes: bytes)
         }
+        attached.engineSaysQueueFull = report.queue.full
         attached.endpoint = Self.endpoints(report)
         Self.layFigures(of: report, over: &attached)
         // The store knows the destinations and their oldest events; the engine knows each one's state.

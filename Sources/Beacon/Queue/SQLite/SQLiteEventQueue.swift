@@ -100,6 +100,13 @@ public final class SQLiteEventQueue: EventQueue {
     let logger: Logger
     /// The one writer: commits, the state every transaction updates, and the listeners.
     let writer: SQLiteQueueWriter
+    /// The last write ``admits(events:bytes:)`` refused, while it would still not fit.
+    private let refusedWrite = Mutex<RefusedWrite?>(nil)
+
+    private struct RefusedWrite: Sendable {
+        var events: Int
+        var bytes: Int
+    }
 
     /// What the rate-limited fault log has said and not yet said.
     struct FaultLog {
@@ -276,6 +283,33 @@ public final class SQLiteEventQueue: EventQueue {
     /// ``Configuration/maxQueuedEvents`` and ``Configuration/maxQueuedBytes``.
     public var bounds: QueueBounds? {
         QueueBounds(maxEvents: configuration.maxQueuedEvents, maxBytes: configuration.maxQueuedBytes)
+    }
+
+    /// Takes `events` events of `bytes` bytes in when they fit the bounds beside what the
+    /// queue holds (``QueueBounds/fits(events:bytes:in:)``), or remembers that they did
+    /// not: the queue is then full (``isFull``) until they would fit, or until a write
+    /// is taken. For a writer refused at the bound rather than pushing the oldest out
+    /// (`beacon agent`'s ingest): its refusal and ``isFull`` are one test.
+    public func admits(events: Int, bytes: Int) -> Bool {
+        guard let bounds else { return true }
+        let fits = bounds.fits(events: events, bytes: bytes, in: depth)
+        refusedWrite.withLock { $0 = fits ? nil : RefusedWrite(events: events, bytes: bytes) }
+        return fits
+    }
+
+    /// At a bound, or without room for the last write ``admits(events:bytes:)`` refused.
+    public var isFull: Bool {
+        guard let bounds else { return false }
+        let depth = self.depth
+        if bounds.isFull(depth) { return true }
+        return refusedWrite.withLock { refused in
+            guard let write = refused else { return false }
+            if bounds.fits(events: write.events, bytes: write.bytes, in: depth) {
+                refused = nil  // room came: the refusal is over
+                return false
+            }
+            return true
+        }
     }
 
     /// The store's current failure (nil when the last commit worked or none was tried).

@@ -13,6 +13,11 @@ public protocol QueueAdministration: AnyObject, Sendable {
     /// How much the queue may hold (`nil`: unbounded, or not known).
     var bounds: QueueBounds? { get }
 
+    /// Whether the queue is full: at a bound, or (for a queue whose writers are refused
+    /// at it, ``SQLiteEventQueue/admits(events:bytes:)``) without room for the last write
+    /// it refused. The one fact `/health`, `ctl status`, `/metrics` and the console read.
+    var isFull: Bool { get }
+
     /// Forgets a destination (idempotent): its progress, counters and recorded pause go,
     /// and the events every remaining destination is done with leave the queue. Its dead
     /// letters stay.
@@ -54,6 +59,9 @@ extension QueueAdministration {
     public func recordOperatorAction(_ action: OperatorAction) async throws(StorageError) {}
 
     public var bounds: QueueBounds? { nil }
+
+    /// At a bound (``QueueBounds/isFull(_:)``); `false` when unbounded.
+    public var isFull: Bool { bounds?.isFull(depth) ?? false }
 
     /// Queues that no other process writes: nothing to find.
     public func refreshFromOtherProcesses() async -> Int { 0 }

@@ -21,6 +21,15 @@ public struct QueueBounds: Sendable, Hashable {
         isFull(events: depth.events, buffered: depth.buffered, bytes: depth.bytes)
     }
 
+    /// Whether `events` more events of `bytes` bytes fit beside what a queue at `depth`
+    /// holds, without pushing anything out.
+    public func fits(events: Int, bytes: Int, in depth: QueueDepth) -> Bool {
+        let held = depth.events.addingReportingOverflow(depth.buffered)
+        let count = held.partialValue.addingReportingOverflow(max(0, events))
+        let size = depth.bytes.addingReportingOverflow(max(0, bytes))
+        return !held.overflow && !count.overflow && !size.overflow && count.partialValue <= maxEvents && size.partialValue <= maxBytes
+    }
+
     /// ``isFull(_:)`` from the counts alone (`events` committed, `buffered` in memory).
     public func isFull(events: Int, buffered: Int, bytes: Int) -> Bool {
         let held = events.addingReportingOverflow(buffered)
