@@ -8,7 +8,9 @@ import Glibc
 
 /// Ctrl-C or SIGTERM during a run: the engine and the monitor this run started are
 /// stopped too (SIGTERM), so no process is left holding the run's store, then the run
-/// exits 130 (143 for SIGTERM) with a line that says where its files are.
+/// exits 130 (143 for SIGTERM) with a line that says where its files are. Every child
+/// counts from the moment it is spawned (``SpawnedChildren``), an engine still starting
+/// (a restart) included, and none is started after the interrupt.
 final class SimulationInterrupt: @unchecked Sendable {
     // @unchecked: `children` is a mutex; `sources` is set in `init` and never changed.
     private let children = Mutex<Set<pid_t>>([])
@@ -21,7 +23,7 @@ final class SimulationInterrupt: @unchecked Sendable {
             Glibc.signal(signal, SIG_IGN)  // delivered to the dispatch source instead
             let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
             source.setEventHandler { [weak self] in
-                let pids = self?.children.withLock { $0 } ?? []
+                let pids = (self?.children.withLock { $0 } ?? []).union(SpawnedChildren.stopAll())
                 for pid in pids { kill(pid, SIGTERM) }
                 for pid in pids {
                     var status: Int32 = 0

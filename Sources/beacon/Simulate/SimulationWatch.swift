@@ -20,9 +20,13 @@ final class SimulationWatch: Sendable {
         let arguments = [executable, "monitor", "--db", store]
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, nil, nil, argv, environ)
-        guard spawned == 0 else { throw CLIError.runtime("--watch: cannot start beacon monitor: error \(spawned)") }
+        var spawned: Int32 = 0
+        let started = SpawnedChildren.spawn {
+            var pid = pid_t()
+            spawned = posix_spawn(&pid, executable, nil, nil, argv, environ)
+            return spawned == 0 ? pid : nil
+        }
+        guard let pid = started else { throw CLIError.runtime("--watch: cannot start beacon monitor: error \(spawned)") }
         return SimulationWatch(pid: pid)
     }
 

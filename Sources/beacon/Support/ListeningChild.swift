@@ -49,11 +49,17 @@ final class ListeningChild: @unchecked Sendable {
         variables.merge(environment) { _, new in new }
         let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in envp { free(pointer) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        var spawned: Int32 = 0
+        // Registered as it starts: an interrupt from now on stops it too.
+        let started = SpawnedChildren.spawn {
+            var pid = pid_t()
+            spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+            return spawned == 0 ? pid : nil
+        }
         close(writeEnd)
-        guard spawned == 0 else {
+        guard let pid = started else {
             close(readEnd)
+            if SpawnedChildren.isStopping { throw CLIError.runtime("interrupted: \(name) not started") }
             throw CLIError.runtime("cannot start \(executable) \(command.first ?? ""): error \(spawned)")
         }
         self.pid = pid
@@ -115,6 +121,7 @@ final class ListeningChild: @unchecked Sendable {
     static func reap(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        SpawnedChildren.reaped(pid)
         return status
     }
 
