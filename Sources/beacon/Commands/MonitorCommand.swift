@@ -87,7 +87,10 @@ struct MonitorCommand: AsyncParsableCommand {
         // Attached while the engine serving a store answers, read-only while none does:
         // the reducer refuses engine keys on a read-only snapshot, and quit needs no flush.
         let engines = zip(stores, readers).map { db, reader in
-            let monitor = StoreMonitor(reader: reader, interval: .milliseconds(intervalMs))
+            // A fleet reads a store only when its files changed (or every 10 s): ten idle
+            // stores cost ten `stat`s a poll, not ten reads.
+            let monitor = StoreMonitor(
+                reader: reader, interval: .milliseconds(intervalMs), unchangedRereadInterval: stores.count > 1 ? .seconds(10) : nil)
             let attachment = MonitorAttachment(client: ControlClient(store: db), logger: Logger(label: "beacon.monitor"))
             return (snapshots: attachment.snapshots(from: monitor.snapshots()), reader: reader, attachment: attachment)
         }

@@ -72,6 +72,11 @@ public struct ControlClient: Sendable {
         }
     }
 
+    /// The answer when nothing listens at the socket's path.
+    private var noEngine: ControlClientError {
+        ControlClientError(kind: .noEngine, message: "no engine serves \(store) (no control socket at \(socketPath))")
+    }
+
     /// Sends one request line and hands each response line to `handle` while it returns `true`.
     private func exchange(line: [UInt8], _ handle: (ControlResponse) async -> Bool) async throws(ControlClientError) {
         var line = line
@@ -85,11 +90,17 @@ public struct ControlClient: Sendable {
             // No socket can be there: nothing at the path, or a path no file can have.
             var info = stat()
             if lstat(socketPath, &info) != 0 && [ENOENT, ENOTDIR, ENAMETOOLONG].contains(errno) {
-                throw ControlClientError(kind: .noEngine, message: "no engine serves \(store) (no control socket at \(socketPath))")
+                throw noEngine
             }
             throw ControlClientError(kind: .connection, message: "cannot reach the control socket at \(socketPath): \(error.reason)")
         }
         defer { name.close() }
+        // Nothing at the socket's path: no engine, said without a connection's machinery
+        // (a fleet asks each store's socket at every poll).
+        var socketInfo = stat()
+        if lstat(socketPath, &socketInfo) != 0 && [ENOENT, ENOTDIR].contains(errno) {
+            throw noEngine
+        }
         let limit = maxResponseBytes
         do {
             connection = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -133,7 +144,7 @@ public struct ControlClient: Sendable {
         let code = (error as? IOError)?.errnoCode
         switch code {
         case ENOENT?, ENOTDIR?, ECONNREFUSED?, ENOTSOCK?:
-            return ControlClientError(kind: .noEngine, message: "no engine serves \(store) (no control socket at \(socketPath))")
+            return noEngine
         case EACCES?, EPERM?:
             return ControlClientError(kind: .connection, message: "cannot reach the control socket at \(socketPath): permission denied (run as the engine's user)")
         default:

@@ -22,12 +22,20 @@ public final class StoreMonitor: Sendable {
     public let interval: Duration
     /// Recent batches read on each poll (the history table, newest first).
     public let batchLimit: Int
+    /// When set, a poll reads the store only if its files changed (``StoreFilesStamp``)
+    /// or this long passed since the last read: a fleet of idle stores costs a `stat` each
+    /// per poll, not a read. `nil`: every poll reads (a single store's depth chart samples
+    /// each second).
+    public let unchangedRereadInterval: Duration?
 
     /// A monitor polling `reader` every `interval`.
-    public init(reader: StoreReader, interval: Duration = .milliseconds(250), batchLimit: Int = 200) {
+    public init(
+        reader: StoreReader, interval: Duration = .milliseconds(250), batchLimit: Int = 200, unchangedRereadInterval: Duration? = nil
+    ) {
         self.reader = reader
         self.interval = interval
         self.batchLimit = batchLimit
+        self.unchangedRereadInterval = unchangedRereadInterval
     }
 
     /// Snapshots from the first poll on; polling stops when the consumer stops iterating
@@ -40,8 +48,8 @@ public final class StoreMonitor: Sendable {
         // The loop runs in a function the task calls, not in the task's own closure, which
         // then holds no snapshot (as in `SnapshotInbox.init`: Swift 6.3 miscompiled tasks
         // whose first frame held one).
-        let task = Task { [reader, interval, batchLimit] in
-            await Self.poll(reader, interval: interval, batchLimit: batchLimit, into: continuation)
+        let task = Task { [reader, interval, batchLimit, unchangedRereadInterval] in
+            await Self.poll(reader, interval: interval, batchLimit: batchLimit, reread: unchangedRereadInterval, into: continuation)
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream
@@ -50,14 +58,26 @@ public final class StoreMonitor: Sendable {
     /// Reads the store every `interval` and yields each snapshot that shows something new,
     /// until cancelled; then finishes the stream.
     private static func poll(
-        _ reader: StoreReader, interval: Duration, batchLimit: Int, into continuation: AsyncStream<EngineSnapshot>.Continuation
+        _ reader: StoreReader, interval: Duration, batchLimit: Int, reread: Duration?,
+        into continuation: AsyncStream<EngineSnapshot>.Continuation
     ) async {
         var builder = StoreSnapshotBuilder(storePath: reader.path)
         let clock = ContinuousClock()
         var start = clock.now
         var published: EngineSnapshot?
         var read = reader.identity
+        var lastStamp: StoreFilesStamp?
+        var lastRead: ContinuousClock.Instant?
         while !Task.isCancelled {
+            if let reread {
+                let stamp = StoreFilesStamp(path: reader.path)
+                if let lastRead, stamp == lastStamp, clock.now - lastRead < reread {
+                    do { try await Task.sleep(for: interval) } catch { break }
+                    continue  // nothing written since the last read
+                }
+                lastStamp = stamp
+                lastRead = clock.now
+            }
             let snapshot: EngineSnapshot
             do {
                 let status = try await reader.status(batchLimit: batchLimit, deadLetterLimit: DeadLetterSummary.snapshotLimit)
