@@ -150,6 +150,13 @@ final class ListeningChild: @unchecked Sendable {
         // An unreadable log leaves only the note that there is none.
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         let lines = text.split(separator: "\n").suffix(3).joined(separator: " | ")
-        return lines.isEmpty ? "no output" : lines
+        guard lines.isEmpty else { return lines }
+        // Its reason went to a log that could not take it: say what is likely.
+        let folder = (path as NSString).deletingLastPathComponent
+        var disk = statvfs()
+        if statvfs(folder.isEmpty ? "." : folder, &disk) == 0, disk.f_bavail == 0 {
+            return "no output: the disk holding its log \(path) is full (its reason could not be written there)"
+        }
+        return "no output (its log \(path) is empty)"
     }
 }
