@@ -37,7 +37,8 @@ public final class StoreLock: Sendable {
     /// The store file's device and inode, which the lock is on.
     public let identity: FileIdentity
     private let descriptor: CInt
-    private let labelDescriptor: CInt
+    /// The holder file open and locked: the one at ``path``, or the one that was there.
+    private let labelDescriptor: Mutex<CInt>
 
     private init(path: String, store: String, role: String, identity: FileIdentity, descriptor: CInt, labelDescriptor: CInt) {
         self.path = path
@@ -45,11 +46,11 @@ public final class StoreLock: Sendable {
         self.role = role
         self.identity = identity
         self.descriptor = descriptor
-        self.labelDescriptor = labelDescriptor
+        self.labelDescriptor = Mutex(labelDescriptor)
     }
 
     deinit {
-        close(labelDescriptor)  // closing drops its lock; no SQLite file
+        close(labelDescriptor.withLock { $0 })  // closing drops its lock; no SQLite file
         Self.park(descriptor, identity)
     }
 
@@ -101,17 +102,23 @@ public final class StoreLock: Sendable {
         if FileIdentity(path: store) != identity {
             problems.append("the store file \(store) was removed or replaced while this process serves it (its events go elsewhere now)")
         }
-        let written = Self.holder(ofStore: store)
-        if written?.pid != getpid() || FileIdentity(path: path) != FileIdentity(descriptor: labelDescriptor) {
+        labelDescriptor.withLock { label in
+            let atPath = FileIdentity(path: path)
+            let ours = atPath != nil && atPath == FileIdentity(descriptor: label)
+            guard !ours || Self.holder(ofStore: store)?.pid != getpid() else { return }
             problems.append("the holder file \(path) was removed or changed; written again (the lock is on the store itself and holds)")
-            if FileIdentity(path: path) == FileIdentity(descriptor: labelDescriptor) {
-                Self.writeLabel(labelDescriptor, role: role)
-            } else if let fresh = try? Self.labelFile(path) {
-                // A new file at the path: label it; a lock on it is for older Beacons only.
-                _ = flock(fresh, LOCK_EX | LOCK_NB)
-                Self.writeLabel(fresh, role: role)
-                Self.extraLabels.withLock { $0.append(fresh) }
+            if ours {
+                Self.writeLabel(label, role: role)
+                return
             }
+            // Another file at the path, or none: label a new one and let the old go (a
+            // holder file is no SQLite file: closing it drops no lock of the store's). If it
+            // cannot be made (a folder made read-only), the next check tries again.
+            guard let fresh = try? Self.labelFile(path) else { return }
+            _ = flock(fresh, LOCK_EX | LOCK_NB)  // for Beacons before 0.6, which lock only this file
+            Self.writeLabel(fresh, role: role)
+            close(label)
+            label = fresh
         }
         return StoreLockCheck(problems: problems)
     }
@@ -120,8 +127,6 @@ public final class StoreLock: Sendable {
 
     /// Descriptors on stores this process locked once, unlocked now, by the store's identity.
     private static let parked = Mutex<[FileIdentity: [CInt]]>([:])
-    /// Holder files written again after a removal; closed with the process.
-    private static let extraLabels = Mutex<[CInt]>([])
 
     private static func park(_ descriptor: CInt, _ identity: FileIdentity) {
         parked.withLock { $0[identity, default: []].append(descriptor) }
@@ -190,9 +195,18 @@ public final class StoreLock: Sendable {
             guard let written = writtenHolder(ofStore: store), kill(written.pid, 0) == 0 || errno == EPERM else { return nil }
             return written
         }
-        // The holder writes its role a moment after it locks: wait up to 50 ms for it.
+        // The holder writes its role a moment after it locks: wait up to 50 ms for it,
+        // beside the path given or the file a symlink names (a hard link's other name is
+        // not known: its command line says what it is).
+        var names = [store]
+        if let resolved = realpath(store, nil) {
+            names.append(String(cString: resolved))
+            free(resolved)
+        }
         for _ in 0..<10 {
-            if let written = holder(ofStore: store), written.pid == pid { return written }
+            for name in names {
+                if let written = holder(ofStore: name), written.pid == pid { return written }
+            }
             usleep(5_000)
         }
         return StoreLockHolder(pid: pid, role: commandName(of: pid))
