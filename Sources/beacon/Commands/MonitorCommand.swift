@@ -27,7 +27,8 @@ struct MonitorCommand: AsyncParsableCommand {
             disabled, and the header shows the policy and batch size as unknown (the store does \
             not record them). With several stores (--db more than once, or --dir), the \
             screen lists the engines, one row each: state, depth, oldest pending, rates, dead \
-            letters, failing destinations, LOST when an attached engine stops answering; Enter \
+            letters, failing destinations, LOST when an attached engine stops answering, \
+            UNREADABLE and why for a file that is not a store (yet), read again at each poll; Enter \
             opens one as above, Esc goes back to the list. Logs go to beacon-monitor.log in \
             the system temp directory.
             """)
