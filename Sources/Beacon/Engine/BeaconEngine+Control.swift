@@ -19,16 +19,22 @@ extension BeaconEngine {
     ///   of the queue's location.
     /// - Parameter lock: the store's lock (``StoreLock``), when this process holds it: a
     ///   socket file left beside the store is then replaced without a doubt.
+    /// - Parameter watch: the watch over that lock (its lock stands for `lock` when that
+    ///   is `nil`): checked before every command, so a holder file or a store file
+    ///   removed or replaced is said in the log when an operator acts, not only on its timer.
     public func serveControl(
-        at path: String? = nil, lock: StoreLock? = nil, logger: Logger = Logger(label: "beacon.control")
+        at path: String? = nil, lock: StoreLock? = nil, watch: StoreLockWatch? = nil, logger: Logger = Logger(label: "beacon.control")
     ) async throws(ControlServerError) -> ControlServer {
         let queue = self.queue
         // Every command that would change the engine is kept in its store, applied or
         // refused, with who asked: `beacon ctl log`, the console's log view.
         return try await ControlServer.start(
-            path: path ?? ControlProtocol.socketPath(forStore: queue.location), lock: lock, logger: logger,
+            path: path ?? ControlProtocol.socketPath(forStore: queue.location), lock: lock ?? watch?.lock, logger: logger,
             audit: { action in await Self.keep(action, in: queue, logger: logger) }
-        ) { command in await self.perform(command) }
+        ) { command in
+            watch?.checkNow()
+            return await self.perform(command)
+        }
     }
 
     /// Carries out `command` for a console in this process (the demo's keys) by the path

@@ -159,16 +159,17 @@ struct AgentCommand: AsyncParsableCommand {
         let metrics = engine.metricsReporter(factory: collector.metricsFactory, logger: logger("beacon.metrics"))
         fullness.set { metrics.recordFullness() }
         collector.describeMetrics(EngineMetrics.help)
+        let lockWatch = StoreLockWatch(lock: lock, logger: logger("beacon.lock"))
         let control: ControlServer
         do {
-            control = try await engine.serveControl(lock: lock, logger: logger("beacon.control"))
+            control = try await engine.serveControl(watch: lockWatch, logger: logger("beacon.control"))
         } catch {
             throw CLIError.runtime("cannot serve the control channel of \(db): \(error)")
         }
         // Stopped in reverse order: the ingest first (in-flight requests finish), then the
         // control channel and the metrics, then the engine's bounded drain.
         let group = ServiceGroup(
-            services: [engine, metrics, control, StoreLockWatch(lock: lock, logger: logger("beacon.lock")), collector],
+            services: [engine, metrics, control, lockWatch, collector],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: agentLogger)
         let names = destinations.map(\.name)

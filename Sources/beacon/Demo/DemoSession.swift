@@ -125,9 +125,13 @@ struct DemoSession {
         }
         let engineTask = Task { try await engine.run() }
         // `beacon ctl --db STORE` and scripts command this engine through its control socket.
+        // The store's lock, checked every 2 s and before each command, as an agent's.
+        let lockWatch = StoreLockWatch(lock: lock, logger: logger)
+        let lockWatchTask = Task { await lockWatch.run() }
+        defer { lockWatchTask.cancel() }
         let control: ControlServer?
         do {
-            control = try await engine.serveControl(lock: lock, logger: logger)
+            control = try await engine.serveControl(watch: lockWatch, logger: logger)
         } catch {
             logger.warning("the demo runs without its control channel", metadata: ["error": "\(error)"])
             control = nil

@@ -1,6 +1,7 @@
 @testable import Beacon
 import BeaconTesting
 import Foundation
+import Logging
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -56,6 +57,31 @@ import Glibc
         _ = unlink(store)
         #expect(FileManager.default.createFile(atPath: store, contents: Data()))
         #expect(lock.check().problems.contains { $0.contains("was removed or replaced") })
+        withExtendedLifetime((lock, folder)) {}
+    }
+
+    @Test func theControlChannelChecksTheLockBeforeEveryCommand() async throws {
+        let folder = try TemporaryStore("lock")
+        let lock = try StoreLock.acquire(forStore: folder.path, role: "test")
+        let lines = LogLines()
+        // Its timer never runs here: only the command can find the problem.
+        let watch = StoreLockWatch(lock: lock, interval: .seconds(3600), logger: Logger(label: "lock") { _ in CapturingLogHandler(lines: lines) })
+        let engine = BeaconEngine(
+            queue: try SQLiteEventQueue(path: folder.path), destination: Destination(sender: RecordingSender()),
+            settings: EngineSettings(policy: .manual))
+        let control = try await engine.serveControl(watch: watch)
+        _ = try await ControlClient(store: folder.path).send(.status)
+        #expect(lines.all.isEmpty, "a sound lock says nothing: \(lines.all)")
+        _ = unlink(lock.path)
+        _ = try await ControlClient(store: folder.path).send(.status)
+        #expect(lines.all.count == 1 && lines.all[0].hasPrefix("error the holder file \(lock.path) was removed"), "\(lines.all)")
+        #expect(StoreLock.holder(ofStore: folder.path) == StoreLockHolder(pid: getpid(), role: "test"), "written again")
+        // Said once while it lasts, and again when it comes back.
+        _ = try await ControlClient(store: folder.path).send(.status)
+        _ = unlink(lock.path)
+        _ = try await ControlClient(store: folder.path).send(.status)
+        #expect(lines.all.count == 2, "\(lines.all)")
+        await control.close()
         withExtendedLifetime((lock, folder)) {}
     }
 }
