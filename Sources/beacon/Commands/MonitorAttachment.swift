@@ -211,6 +211,9 @@ final class MonitorAttachment: Sendable {
 
     /// Streams the engine's status while one serves the store; between engines, looks for
     /// one every interval.
+    /// How often a monitor looks for an engine where none listens.
+    static let noEngineInterval = Duration.seconds(1)
+
     private func poll() async {
         // The last failure other than "no engine", logged once while it lasts.
         var lastProblem: String?
@@ -225,8 +228,13 @@ final class MonitorAttachment: Sendable {
                 }
                 lastProblem = nil
             } catch where error.kind == .noEngine {
-                // No engine, or it went away: read-only until one answers, which the screen says.
+                // No engine, or it went away: read-only until one answers, which the screen
+                // says. Nothing listens, so look again in a second rather than at the
+                // stream's interval: an idle fleet of ten stores wakes ten times less.
                 lastProblem = nil
+                latest.withLock { $0 = nil }
+                do { try await Task.sleep(for: max(interval, Self.noEngineInterval)) } catch { return }
+                continue
             } catch {
                 // Something listens but its stream broke or made no sense: read-only too,
                 // and the log says why (a newer engine, a permission, a crash mid-answer).

@@ -27,6 +27,11 @@ public final class StoreMonitor: Sendable {
     /// per poll, not a read. `nil`: every poll reads (a single store's depth chart samples
     /// each second).
     public let unchangedRereadInterval: Duration?
+    /// With `unchangedRereadInterval` set, the time between polls grows while the store's
+    /// files stay unchanged, doubling up to this (or `interval`, when longer), and is back
+    /// to `interval` at the first change: an idle fleet wakes half as often, and a store
+    /// replaced while watched still shows within a second.
+    public static let unchangedPollCeiling = Duration.milliseconds(500)
 
     /// A monitor polling `reader` every `interval`.
     public init(
@@ -68,13 +73,17 @@ public final class StoreMonitor: Sendable {
         var read = reader.identity
         var lastStamp: StoreFilesStamp?
         var lastRead: ContinuousClock.Instant?
+        let ceiling = max(interval, unchangedPollCeiling)
+        var unchangedSleep = interval
         while !Task.isCancelled {
             if let reread {
                 let stamp = StoreFilesStamp(path: reader.path)
                 if let lastRead, stamp == lastStamp, clock.now - lastRead < reread {
-                    do { try await Task.sleep(for: interval) } catch { break }
+                    unchangedSleep = min(unchangedSleep * 2, ceiling)
+                    do { try await Task.sleep(for: unchangedSleep) } catch { break }
                     continue  // nothing written since the last read
                 }
+                unchangedSleep = interval
                 lastStamp = stamp
                 lastRead = clock.now
             }
