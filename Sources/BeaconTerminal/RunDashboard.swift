@@ -4,9 +4,10 @@ import BeaconDashboard
 /// Runs the dashboard in the terminal until `q`, SIGINT/SIGTERM, or the end of
 /// `snapshots`; the terminal is restored however it ends (errors included).
 ///
-/// Every 50 ms, on the main actor, it drains the waiting keys, reduces them, awaits
-/// `perform` for each action in order, and repaints only when the snapshot, the state or
-/// the size changed. `q` (or a signal) performs `.quit` and returns once that call
+/// On the main actor, whenever a key, a snapshot or a signal arrives (and at least every
+/// 250 ms, at most every 50 ms), it drains the waiting keys, reduces them, awaits `perform`
+/// for each action in order, and repaints only when the snapshot, the state or the size
+/// changed: an idle screen sleeps. `q` (or a signal) performs `.quit` and returns once that call
 /// returns; the caller then does its bounded final flush. Messages fade after 5 seconds.
 ///
 /// ```swift
@@ -46,11 +47,12 @@ public func runDashboard(
 ) async throws -> DashboardExit {
     let screen = try TerminalScreen()
     defer { screen.close() }
-    let inbox = SnapshotInbox(snapshots)
+    let inbox = SnapshotInbox(snapshots) { [weak screen] in screen?.wake() }
     defer { inbox.cancel() }
     var loop = DashboardLoop(state: initialState ?? DashboardState(mode: mode))
     loop.state.mode = mode
     let clock = ContinuousClock()
+    var pacing = LoopPacing(clock: clock)
     while true {
         if let signal = screen.receivedSignal {
             _ = await perform(.quit)  // quitting: no screen to answer on
@@ -75,7 +77,7 @@ public func runDashboard(
         await loop.readOperatorLog(from: operatorActions, now: clock.now)
         loop.repaintIfNeeded(screen: screen, inbox: inbox)
         if inbox.isFinished { return .snapshotsEnded }
-        try await Task.sleep(for: .milliseconds(50))
+        try await pacing.next(screen: screen)
     }
 }
 

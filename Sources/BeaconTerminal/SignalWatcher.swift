@@ -10,9 +10,10 @@ final class SignalWatcher {
     private var sources: [DispatchSourceSignal] = []
     private static let watched: [Int32] = [SIGINT, SIGTERM]
 
-    /// Starts watching. Must run before `newterm`, so ncurses sees the signals ignored and
+    /// Starts watching; `onSignal` runs on the main actor as each signal arrives (to wake
+    /// the run loop). Must run before `newterm`, so ncurses sees the signals ignored and
     /// leaves them to us.
-    init() {
+    init(onSignal: @escaping @MainActor () -> Void) {
         for signal in Self.watched {
             beacon_signal_ignore(signal)
             let source = DispatchSource.makeSignalSource(signal: signal, queue: .main)
@@ -20,6 +21,7 @@ final class SignalWatcher {
                 // The source delivers on the main queue, which is the main actor's executor.
                 MainActor.assumeIsolated {
                     if self?.received == nil { self?.received = signal }
+                    onSignal()
                 }
             }
             source.resume()

@@ -10,8 +10,9 @@ final class SnapshotInbox {
     private(set) var isFinished = false
     private var task: Task<Void, Never>?
 
-    /// Starts reading `snapshots` on the main actor.
-    init(_ snapshots: AsyncStream<EngineSnapshot>) {
+    /// Starts reading `snapshots` on the main actor; `onArrival` runs after each one (and
+    /// once when the stream ends) to wake the run loop.
+    init(_ snapshots: AsyncStream<EngineSnapshot>, onArrival: @escaping @MainActor () -> Void) {
         // The task's own closure holds no snapshot: Swift 6.3's release build of a task
         // whose first frame held one (544 bytes) crashed in `Task.init`, copying from a
         // null pointer, as every dashboard started. The loop runs in a function it calls.
@@ -20,9 +21,11 @@ final class SnapshotInbox {
                 guard let self else { return false }
                 self.latest = snapshot
                 self.generation &+= 1
+                onArrival()
                 return true
             }
             self?.isFinished = true
+            onArrival()
         }
     }
 

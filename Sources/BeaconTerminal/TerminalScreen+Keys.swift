@@ -8,7 +8,12 @@ extension TerminalScreen {
         var code: wint_t = 0
         while true {
             let result = wget_wch(beacon_stdscr(), &code)
-            if result == ERR { return nil }
+            if result == ERR {
+                // Every byte is read (ncurses reads the input one byte at a time): the
+                // next key may wake the run loop again.
+                wakeup.inputDrained()
+                return nil
+            }
             if let key = result == KEY_CODE_YES ? Self.functionKey(Int32(code)) : Self.characterKey(UInt32(code)) {
                 return key
             }

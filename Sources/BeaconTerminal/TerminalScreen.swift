@@ -16,6 +16,7 @@ import CNCurses
 /// defer { screen.close() }
 /// screen.paint(grid)
 /// while let key = screen.nextKey() { … }
+/// await screen.waitForActivity(atMost: .milliseconds(250))
 /// ```
 @MainActor
 public final class TerminalScreen {
@@ -34,6 +35,7 @@ public final class TerminalScreen {
     let palette: TerminalPalette
     var previous: CellGrid?
     private let signals: SignalWatcher
+    let wakeup: LoopWakeup
     private var isClosed = false
 
     /// Takes over the terminal. Checks stdin, stdout and `TERM` before touching ncurses,
@@ -48,13 +50,16 @@ public final class TerminalScreen {
             throw .unusableTerminal(term: term, reason: "a dumb terminal cannot move the cursor")
         }
         setlocale(LC_ALL, "")
-        let signals = SignalWatcher()
+        let wakeup = LoopWakeup(input: STDIN_FILENO)
+        let signals = SignalWatcher { wakeup.poke() }
         guard let screen = beacon_newterm(term) else {
             signals.stop()
+            wakeup.cancel()
             throw .unusableTerminal(term: term, reason: "no terminfo entry for it")
         }
         self.screen = screen
         self.signals = signals
+        self.wakeup = wakeup
         let window = beacon_stdscr()
         cbreak()
         noecho()
@@ -74,6 +79,22 @@ public final class TerminalScreen {
         endwin()
         delscreen(screen)
         signals.stop()
+        wakeup.cancel()
+    }
+
+    /// Waits for something to do: a key, a signal, a ``wake()``, or `timeout` at the latest.
+    /// A run loop calls it between ticks instead of polling, and so costs nothing while
+    /// nothing happens. Returns at once if something came since the last call.
+    public func waitForActivity(atMost timeout: Duration) async {
+        let (seconds, attoseconds) = timeout.components
+        let milliseconds = max(0, min(seconds, 3_600)) * 1_000 + max(0, attoseconds) / 1_000_000_000_000_000
+        await wakeup.wait(atMost: .milliseconds(Int(milliseconds)))
+    }
+
+    /// Ends the current (or the next) ``waitForActivity(atMost:)``: a snapshot arrived, or
+    /// anything else the screen should show.
+    public func wake() {
+        wakeup.poke()
     }
 
     /// Forgets the last frame so the next ``paint(_:)`` redraws every cell, and has

@@ -5,7 +5,8 @@ import BeaconDashboard
 /// `q`, SIGINT/SIGTERM, or the end of every engine's snapshots; the terminal is restored
 /// however it ends.
 ///
-/// Every 50 ms, on the main actor: drains the keys through ``FleetReducer`` and awaits
+/// On the main actor, whenever a key, a snapshot or a signal arrives (and at least every
+/// 250 ms, at most every 50 ms): drains the keys through ``FleetReducer`` and awaits
 /// each engine action in order, takes each engine's newest snapshot, reads the open
 /// engine's dead letters while its dead-letter view is up, and repaints only when
 /// something changed.
@@ -19,7 +20,7 @@ import BeaconDashboard
 public func runFleetDashboard(engines: [FleetEngine], initialState: FleetState) async throws -> DashboardExit {
     let screen = try TerminalScreen()
     defer { screen.close() }
-    let inboxes = engines.map { SnapshotInbox($0.snapshots) }
+    let inboxes = engines.map { engine in SnapshotInbox(engine.snapshots) { [weak screen] in screen?.wake() } }
     defer { inboxes.forEach { $0.cancel() } }
     var state = initialState
     var listMessages = MessageTimer()
@@ -30,6 +31,7 @@ public func runFleetDashboard(engines: [FleetEngine], initialState: FleetState) 
     var observed = Array(repeating: -1, count: engines.count)
     var drawn: (generations: [Int], state: FleetState, size: (width: Int, height: Int))?
     let clock = ContinuousClock()
+    var pacing = LoopPacing(clock: clock)
     while true {
         if let signal = screen.receivedSignal {
             for engine in engines { _ = await engine.perform(.quit) }
@@ -78,6 +80,6 @@ public func runFleetDashboard(engines: [FleetEngine], initialState: FleetState) 
             drawn = (observed, state, size)
         }
         if inboxes.allSatisfy(\.isFinished) { return .snapshotsEnded }
-        try await Task.sleep(for: .milliseconds(50))
+        try await pacing.next(screen: screen)
     }
 }
