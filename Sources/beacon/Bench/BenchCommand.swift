@@ -20,7 +20,8 @@ struct BenchCommand: AsyncParsableCommand {
             raw over one connection); latency (first track to last of 10k events stored at batch size 100, \
             against the same raw posts); events (the queue's head and tail, as `beacon events` and the console's \
             pending view read them, with 1M events pending; and the drain with that view open against without); \
-            all (every one). With --json, one JSON object per figure and line: \
+            idle (the console's CPU with 10 idle stores on one screen, against one idle store's dashboard, each \
+            on a pseudo-terminal, over --idle-seconds); all (every one). With --json, one JSON object per figure and line: \
             figure, median, values, baseline, baselineMedian, ratio (of the medians; the target is on it), \
             pairedRatios and pairedRatioMedian (run by run), target, met, runs, cores, loadAverage1m. \
             ingest (concurrent clients posting gzip batches to collector processes, against the store's own \
@@ -36,10 +37,10 @@ struct BenchCommand: AsyncParsableCommand {
     /// Each benchmark's name and what runs it (given the temporary directory) into its
     /// figures. A new benchmark joins `bench NAME` and `bench all` with one line here.
     private var benchmarks: [(name: String, run: (String) async throws -> [BenchFigure])] {
-        [("enqueue", runEnqueue), ("drain", runDrain), ("latency", runLatency), ("events", runEvents)]
+        [("enqueue", runEnqueue), ("drain", runDrain), ("latency", runLatency), ("events", runEvents), ("idle", runIdle)]
     }
 
-    @Argument(help: "Which benchmark: enqueue, drain, latency, events or all (memory: one part of enqueue, in its own process).")
+    @Argument(help: "Which benchmark: enqueue, drain, latency, events, idle or all (memory: one part of enqueue, in its own process).")
     var name: String = "enqueue"
 
     @Flag(help: "Print the figures as JSON on stdout, one object per line.")
@@ -62,6 +63,9 @@ struct BenchCommand: AsyncParsableCommand {
 
     @Option(parsing: .unconditional, help: "Events queued for the pending-events benchmark (events).")
     var pendingEvents: Int = 1_000_000
+
+    @Option(parsing: .unconditional, help: "Seconds each dashboard of the idle benchmark is measured (1...600).")
+    var idleSeconds: Int = 10
 
     @Option(parsing: .unconditional, help: "The sender's gzip level for drain and latency, 1 (fastest) to 9 (smallest).")
     var gzipLevel: Int = Gzip.defaultLevel
@@ -92,6 +96,7 @@ struct BenchCommand: AsyncParsableCommand {
         guard (1...10_000_000).contains(pendingEvents) else {
             throw ValidationError("--pending-events must be 1...10000000, not \(pendingEvents)")
         }
+        guard (1...600).contains(idleSeconds) else { throw ValidationError("--idle-seconds must be 1...600, not \(idleSeconds)") }
         guard (1...9).contains(gzipLevel) else { throw ValidationError("--gzip-level \(gzipLevel) is not in 1...9") }
         let concurrencies = Destination.maxConcurrentRequestsRange
         guard concurrencies.contains(concurrency) else {
@@ -176,6 +181,15 @@ struct BenchCommand: AsyncParsableCommand {
             "settledGrowthMiB": .double(round2(BenchmarkStatistics.median(zip(manySettled, oneSettled).map { ($0 - $1) / mebibyte }))),
         ]
         return [enqueue, running, latency, memory]
+    }
+
+    // MARK: idle
+
+    private func runIdle(directory: String) async throws -> [BenchFigure] {
+        var benchmark = ConsoleIdleBenchmark(directory: directory)
+        benchmark.runs = runs
+        benchmark.window = .seconds(idleSeconds)
+        return [try await benchmark.run { progress($0) }]
     }
 
     // MARK: events

@@ -125,4 +125,21 @@ struct BenchCommandTests {
         let p99 = try #require(figures.first { $0["unit"]?.stringValue == "µs" })
         #expect(bool(p99["met"]) == ((number(p99["median"]) ?? .infinity) < 10))
     }
+
+    @Test("idle: the fleet screen and one dashboard each run on a pseudo-terminal, their CPU read from their clocks")
+    func idle() async throws {
+        let figures = try await figures(["idle", "--runs", "1", "--idle-seconds", "1"])
+        let figure = try #require(figures.first)
+        #expect(figures.count == 1)
+        #expect(figure["benchmark"]?.stringValue == "idle" && figure["unit"]?.stringValue == "% of a core")
+        #expect(figure["target"]?.stringValue == "< 1.0")
+        #expect(figure["details"]?["stores"]?.intValue == 10 && figure["details"]?["terminal"]?.stringValue == "80x24")
+        let values = try #require(array(figure["values"])).compactMap(number)
+        let baselines = try #require(array(figure["baselineValues"])).compactMap(number)
+        #expect(values.count == 1 && baselines.count == 1)
+        // A share of one core for a process that sleeps: 0 or more, and far from a whole core.
+        for value in values + baselines { #expect(value >= 0 && value < 100) }
+        let median = try #require(number(figure["median"]))
+        #expect(bool(figure["met"]) == (median < 1.0))
+    }
 }

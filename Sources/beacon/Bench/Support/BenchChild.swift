@@ -20,16 +20,28 @@ final class BenchChild: @unchecked Sendable {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
     }
 
-    /// Starts `executable` with `arguments`; stderr goes to ours when `passStderr`.
-    init(executable: String, arguments: [String], passStderr: Bool = false) throws {
+    /// Starts `executable` with `arguments`; stderr goes to ours when `passStderr`. With a
+    /// `terminal`, the child's stdin, stdout and stderr are that terminal instead (what it
+    /// paints is read from the terminal's other side) and `TERM` is `xterm-256color`.
+    init(executable: String, arguments: [String], passStderr: Bool = false, terminal: PseudoTerminal? = nil) throws {
         var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else { throw CLIError.runtime("bench: cannot make a pipe: \(String(cString: strerror(errno)))") }
+        if let terminal {
+            pipeEnds = [dup(terminal.controller), open("/dev/null", O_WRONLY)]
+        } else {
+            guard pipe(&pipeEnds) == 0 else { throw CLIError.runtime("bench: cannot make a pipe: \(String(cString: strerror(errno)))") }
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        if !passStderr { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
+        if let terminal {
+            posix_spawn_file_actions_addopen(&actions, 0, terminal.devicePath, O_RDWR, 0)
+            posix_spawn_file_actions_adddup2(&actions, 0, 1)
+            posix_spawn_file_actions_adddup2(&actions, 0, 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+            if !passStderr { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
+        }
         if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -43,7 +55,9 @@ final class BenchChild: @unchecked Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        let variables = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+        var environment = ProcessInfo.processInfo.environment
+        if terminal != nil { environment["TERM"] = "xterm-256color" }
+        let variables = environment.map { "\($0.key)=\($0.value)" }
         let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup($0) } + [nil]
         defer { for pointer in envp { free(pointer) } }
         var child: pid_t = 0
@@ -107,6 +121,17 @@ final class BenchChild: @unchecked Sendable {
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         return ticks > 0 ? (user + system) / ticks : nil
+    }
+
+    /// The child's CPU time so far (every thread), to the nanosecond: its CPU-time clock
+    /// (`clock_getcpuclockid`), where `cpuSeconds` counts 10 ms ticks. For figures of a
+    /// process that mostly sleeps. Nil once reaped.
+    var preciseCPUSeconds: Double? {
+        guard reaped == nil else { return nil }
+        var clock = clockid_t()
+        var time = timespec()
+        guard clock_getcpuclockid(pid, &clock) == 0, clock_gettime(clock, &time) == 0 else { return nil }
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// The child's peak resident set (VmHWM) in bytes, from `/proc/PID/status`.
