@@ -75,14 +75,19 @@ public struct Scenario: Sendable, Hashable {
     /// out of range, unknown or missing, or a broken cross-check (unknown collector, shares over
     /// 1, too many events, too long a timeline).
     ///
-    /// - Parameter checkPolicy: the engine's reading of `engine.policy` (a problem in
-    ///   words, or `nil`), so that a policy it cannot read is an error with its line.
+    /// - Parameters:
+    ///   - checkPolicy: the engine's reading of `engine.policy` (a problem in words, or
+    ///     `nil`), so that a policy it cannot read is an error with its line.
+    ///   - concurrencyRange: the requests in flight the engine takes, so that a value it
+    ///     refuses is an error with its line rather than an engine that does not start.
     public static func parse(
-        _ bytes: [UInt8], checkPolicy: (@Sendable (String) -> String?)? = nil
+        _ bytes: [UInt8], checkPolicy: (@Sendable (String) -> String?)? = nil,
+        concurrencyRange: ClosedRange<Int> = ScenarioEngine.maxConcurrentRequestsRange
     ) throws(ScenarioError) -> Scenario {
         let root = try ScenarioJSONReader.read(bytes)
         var decoder = ScenarioDecoder()
         decoder.checkPolicy = checkPolicy
+        decoder.concurrencyRange = concurrencyRange
         let scenario = Scenario(json: root, decoder: &decoder)
         if let error = decoder.firstError { throw error }
         return scenario
@@ -91,9 +96,10 @@ public struct Scenario: Sendable, Hashable {
     /// Reads the scenario file at `path`. A missing or unreadable file throws an error with
     /// line 0 that says why.
     public static func load(
-        path: String, checkPolicy: (@Sendable (String) -> String?)? = nil
+        path: String, checkPolicy: (@Sendable (String) -> String?)? = nil,
+        concurrencyRange: ClosedRange<Int> = ScenarioEngine.maxConcurrentRequestsRange
     ) throws(ScenarioError) -> Scenario {
-        try parse(readFile(path: path), checkPolicy: checkPolicy)
+        try parse(readFile(path: path), checkPolicy: checkPolicy, concurrencyRange: concurrencyRange)
     }
 
     /// The first bytes of a file, at most one more than ``maxFileBytes`` (enough for `parse`

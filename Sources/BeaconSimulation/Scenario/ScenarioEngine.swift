@@ -7,7 +7,7 @@ public struct ScenarioEngine: Sendable, Hashable {
     public var policy: String
     /// The most events in one request, 1...10,000 (default 100).
     public var batchSize: Int
-    /// The most requests in flight at once, 1...64 (default 1).
+    /// The most requests in flight at once, within ``maxConcurrentRequestsRange`` (default 1).
     public var maxConcurrentRequests: Int
     /// The queue's bound in events, 1...100,000,000; `nil` (default) for the engine's own default.
     public var maxEvents: Int?
@@ -28,6 +28,11 @@ public struct ScenarioEngine: Sendable, Hashable {
         self.maxBytes = maxBytes
         self.durability = durability
     }
+
+    /// The engine's range for requests in flight (its `Destination.maxConcurrentRequestsRange`,
+    /// which this module cannot import: `beacon simulate` passes the engine's own to
+    /// ``Scenario/parse(_:checkPolicy:concurrencyRange:)``, and a test holds the two equal).
+    public static let maxConcurrentRequestsRange = 1...16
 
     /// The policy used when a scenario gives none.
     public static let defaultPolicy = "count 100 or every 1s"
@@ -50,7 +55,8 @@ public struct ScenarioEngine: Sendable, Hashable {
                 }) ?? policy
         batchSize = decoder.integer(fields, "batchSize", range: 1...10_000, expected: "a whole number of events") ?? batchSize
         maxConcurrentRequests =
-            decoder.integer(fields, "maxConcurrentRequests", range: 1...64, expected: "a whole number of requests")
+            decoder.integer(
+                fields, "maxConcurrentRequests", range: decoder.concurrencyRange, expected: "a whole number of requests")
             ?? maxConcurrentRequests
         maxEvents = decoder.integer(fields, "maxEvents", range: 1...100_000_000, expected: "a whole number of events")
         maxBytes = decoder.integer(fields, "maxBytes", range: 65_536...(1 << 40), expected: "a whole number of bytes")

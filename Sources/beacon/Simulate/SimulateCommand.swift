@@ -85,14 +85,16 @@ struct SimulateCommand: AsyncParsableCommand {
     func run() async throws {
         var scenario: Scenario
         do {
-            scenario = try Scenario.load(path: file) { text in
-                do {
-                    _ = try FlushPolicy(parsing: text)
-                    return nil
-                } catch {
-                    return "\(error)"
-                }
-            }
+            scenario = try Scenario.load(
+                path: file,
+                checkPolicy: { text in
+                    do {
+                        _ = try FlushPolicy(parsing: text)
+                        return nil
+                    } catch {
+                        return "\(error)"
+                    }
+                }, concurrencyRange: Destination.maxConcurrentRequestsRange)
         } catch {
             throw CLIError.badInput(error.described(file: file))
         }

@@ -1,3 +1,4 @@
+import Beacon
 import BeaconSimulation
 import Foundation
 import Testing
@@ -64,6 +65,9 @@ import FoundationXML
         (scenario(expect: #"{ "drainedWithinSeconds": NaN }"#), ":9:"),
         (scenario(expect: "{}").replacingOccurrences(of: "\"seed\": 4,", with: "\"seed\": 4, \"engine\": { \"policy\": \"sometimes\" },"), "engine.policy"),
         (scenario(expect: "{}").replacingOccurrences(of: "\"seed\": 4,", with: "\"seed\": 4, \"engine\": { \"policy\": \"sometimes\" },"), ":3:"),
+        // The engine takes 1...16 in flight: more is a line of the file, not an agent that fails at start.
+        (scenario(expect: "{}").replacingOccurrences(of: "\"seed\": 4,", with: "\"seed\": 4, \"engine\": { \"maxConcurrentRequests\": 17 },"), "engine.maxConcurrentRequests"),
+        (scenario(expect: "{}").replacingOccurrences(of: "\"seed\": 4,", with: "\"seed\": 4, \"engine\": { \"maxConcurrentRequests\": 64 },"), ":3:"),
         ("", ":1:"),
         ("{\"name\": \"a\u{0}b\"}", ":1:"),
     ])
@@ -74,6 +78,12 @@ import FoundationXML
         #expect(result.stderr.contains(named), "\(text): \(result.stderr)")
         #expect(result.stderr.contains(file), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
+    }
+
+    /// The scenario reader cannot import the engine; its range for requests in flight is
+    /// the engine's, or a scenario it accepts fails at start (or one it refuses would run).
+    @Test func theReadersConcurrencyRangeIsTheEngines() {
+        #expect(ScenarioEngine.maxConcurrentRequestsRange == Destination.maxConcurrentRequestsRange)
     }
 
     @Test func invalidUTF8IsAnErrorWithALine() async throws {

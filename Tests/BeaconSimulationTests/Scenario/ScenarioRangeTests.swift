@@ -35,7 +35,7 @@ struct ScenarioRangeCase: Sendable, CustomTestStringConvertible {
         + edges(.top, "description", ok: ["\"\"", "\"\(String(repeating: "d", count: 2000))\""],
                 bad: ["\"\(String(repeating: "d", count: 2001))\"", "3", "null"])
         + edges(.engine, "batchSize", ok: ["1", "10000"], bad: ["0", "10001", "-1", "100.5"])
-        + edges(.engine, "maxConcurrentRequests", ok: ["1", "64"], bad: ["0", "65"])
+        + edges(.engine, "maxConcurrentRequests", ok: ["1", "16"], bad: ["0", "17"])
         + edges(.engine, "maxEvents", ok: ["1", "100000000"], bad: ["0", "100000001"])
         + edges(.engine, "maxBytes", ok: ["65536", "1099511627776"], bad: ["65535", "1099511627777", "9223372036854775807"])
         + edges(.engine, "policy", ok: ["\"x\"", "\"\(String(repeating: "p", count: 200))\""],
@@ -79,14 +79,14 @@ struct ScenarioRangeCase: Sendable, CustomTestStringConvertible {
         let scenario = try ScenarioFixtures.parse(
             """
             {"name":"t","seed":18446744073709551615,"timeScale":1000,"drainTimeoutSeconds":86400,
-             "engine":{"batchSize":10000,"maxConcurrentRequests":64,"maxEvents":100000000,"maxBytes":1099511627776},
+             "engine":{"batchSize":10000,"maxConcurrentRequests":16,"maxEvents":100000000,"maxBytes":1099511627776},
              "collectors":[{"name":"main","faults":{"maxBatchEvents":10000000,"hangSeconds":300,"retryAfterSeconds":86400}}],
              "steps":[{"seconds":86400,"rate":0,"burst":1000000,"poison":1000},{"seconds":0.001,"rate":100000}],
              "expect":{"maxDepth":10000000,"drainedWithinSeconds":86400}}
             """)
         #expect(scenario.seed == 18_446_744_073_709_551_615)
         #expect(scenario.timeScale == 1000 && scenario.drainTimeoutSeconds == 86_400)
-        #expect(scenario.engine.batchSize == 10_000 && scenario.engine.maxConcurrentRequests == 64)
+        #expect(scenario.engine.batchSize == 10_000 && scenario.engine.maxConcurrentRequests == 16)
         #expect(scenario.engine.maxEvents == 100_000_000 && scenario.engine.maxBytes == 1 << 40)
         #expect(scenario.collectors[0].faults.maxBatchEvents == 10_000_000)
         #expect(scenario.collectors[0].faults.hangSeconds == 300)

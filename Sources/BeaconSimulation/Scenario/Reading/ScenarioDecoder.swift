@@ -7,6 +7,8 @@ struct ScenarioDecoder {
     /// The engine's own reading of a flush policy: a problem in words, or `nil` when it
     /// reads (`nil` check: any text of the right length passes).
     var checkPolicy: (@Sendable (String) -> String?)?
+    /// The requests in flight the engine takes (`engine.maxConcurrentRequests`).
+    var concurrencyRange = ScenarioEngine.maxConcurrentRequestsRange
 
     /// The members of one JSON object, by key, with the object's path and position.
     struct Fields {
