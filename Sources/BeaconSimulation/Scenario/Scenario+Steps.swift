@@ -1,7 +1,7 @@
 extension Scenario {
     /// What the world is like during `step`: offline first, then faulted (a collector down,
-    /// failing, throttling, hanging, resetting or refusing large batches; latency alone is
-    /// not an outage), then paused, else healthy.
+    /// failing, throttling, hanging or resetting; latency and a batch-size limit slow
+    /// delivery without refusing it, and are not an outage), then paused, else healthy.
     public func condition(of step: ScenarioStep) -> SimulationTimeline.Condition {
         if step.offline { return .offline }
         if collectors.contains(where: { step.faults(for: $0).isOutage }) { return .faulted }

@@ -1,8 +1,10 @@
 extension ScenarioFaults {
-    /// Whether requests fail under this plan (down, failing, throttled, hanging, reset,
-    /// or 413 past a batch size); latency alone only slows them.
+    /// Whether this plan refuses or cuts delivery (down, failing, throttled, hanging, reset).
+    /// Latency only slows requests, and a 413 past a batch size only makes the engine split
+    /// its batches (a single event always fits): every event still arrives, so neither makes
+    /// a step an outage, nor moves the moment the drain is measured from.
     public var isOutage: Bool {
-        down || failRate > 0 || throttleRate > 0 || hangRate > 0 || resetRate > 0 || maxBatchEvents != nil
+        down || failRate > 0 || throttleRate > 0 || hangRate > 0 || resetRate > 0
     }
 
     /// The faults in words, for the report: `fail 30.0%, throttle 10.0% (retry after 1 s)`;

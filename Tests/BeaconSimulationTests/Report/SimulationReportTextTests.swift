@@ -77,6 +77,12 @@ import Testing
             steps: [ScenarioStep(name: "x", seconds: 1)])
         #expect(slow.condition(of: slow.steps[0]) == .healthy)
         #expect(slow.actions(of: slow.steps[0]).isEmpty)
+        // Nor is a batch-size limit (the engine splits; every event arrives), in a step or as a
+        // collector's own: the drain is measured from the end of the last step that refused delivery.
+        let limited = ScenarioStep(name: "z", seconds: 1, faults: ["main": ScenarioFaults(latencyMilliseconds: 20, maxBatchEvents: 10)])
+        #expect(slow.condition(of: limited) == .healthy)
+        let throttled = ScenarioStep(name: "t", seconds: 1, faults: ["main": ScenarioFaults(throttleRate: 0.2, maxBatchEvents: 10)])
+        #expect(slow.condition(of: throttled) == .faulted)
         let failing = ScenarioStep(name: "y", seconds: 1, faults: ["main": ScenarioFaults(failRate: 0.5)])
         #expect(slow.condition(of: failing) == .faulted)
         #expect(slow.actions(of: failing) == ["main: fail 50.0%"])
