@@ -23,10 +23,15 @@ extension SimulationReport {
         for step in steps where !step.actions.isEmpty {
             lines.append("  \(SimulationFormat.clip(step.name, to: 16)): \(step.actions.joined(separator: ", "))")
         }
+        for step in steps where step.refused > 0 {
+            let all = step.tracked == 0 ? "all " : ""
+            lines.append(
+                "  \(SimulationFormat.clip(step.name, to: 16)): \(all)\(SimulationFormat.count(step.refused)) of \(SimulationFormat.count(step.tracked + step.refused)) events refused at ingest; they never entered the queue")
+        }
         lines.append("")
         let delivered = totals.delivered.sorted { $0.key < $1.key }.map { "\($0.key) \(SimulationFormat.count($0.value))" }
         lines.append(
-            "tracked \(SimulationFormat.count(totals.tracked)) (\(SimulationFormat.count(totals.poison)) poison), refused \(SimulationFormat.count(totals.inDoubt)); stored: \(delivered.joined(separator: ", "))")
+            "tracked \(SimulationFormat.count(totals.tracked)) (\(SimulationFormat.count(totals.poison)) poison), refused \(SimulationFormat.count(totals.inDoubt))\(totals.poisonRefused > 0 ? " (\(SimulationFormat.count(totals.poisonRefused)) poison)" : ""); stored: \(delivered.joined(separator: ", "))")
         lines.append(
             "dead letters \(SimulationFormat.count(totals.deadLetters)), dropped \(SimulationFormat.count(totals.dropped)), redeliveries \(SimulationFormat.count(totals.duplicatesSent)), stored twice \(SimulationFormat.count(totals.duplicatesStored))")
         lines.append(

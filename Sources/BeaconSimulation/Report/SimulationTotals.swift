@@ -4,6 +4,9 @@ public struct SimulationTotals: Sendable, Hashable, Codable {
     public var tracked: Int
     public var inDoubt: Int
     public var poison: Int
+    /// Poison events the engine refused at ingest: they never entered the queue, so the run
+    /// did not test what it names for them.
+    public var poisonRefused: Int
     /// Distinct events stored at each collector.
     public var delivered: [String: Int]
     /// Dead letters in the engine's store at the end.
@@ -25,13 +28,14 @@ public struct SimulationTotals: Sendable, Hashable, Codable {
     public var restarts: Int
 
     public init(
-        tracked: Int = 0, inDoubt: Int = 0, poison: Int = 0, delivered: [String: Int] = [:], deadLetters: Int = 0,
+        tracked: Int = 0, inDoubt: Int = 0, poison: Int = 0, poisonRefused: Int = 0, delivered: [String: Int] = [:], deadLetters: Int = 0,
         dropped: Int = 0, duplicatesSent: Int = 0, duplicatesStored: Int = 0, retries: Int = 0, splits: Int = 0,
         requests: Int = 0, bytesSent: Int = 0, maxDepth: Int? = nil, restarts: Int = 0
     ) {
         self.tracked = tracked
         self.inDoubt = inDoubt
         self.poison = poison
+        self.poisonRefused = poisonRefused
         self.delivered = delivered
         self.deadLetters = deadLetters
         self.dropped = dropped

@@ -60,7 +60,10 @@ public enum InvariantCheck {
         var reasons = "dead letters: \(destination.deadLettered.count), each with a reason"
         if !silent.isEmpty { reasons = "\(silent.count) dead letters without a reason, e.g. \(sample(silent))" }
         if !poisonStored.isEmpty { reasons += "; \(poisonStored.count) poison events were stored, e.g. \(sample(poisonStored))" }
-        reasons += "; poison events dead-lettered: \(poisonHeld) of \(evidence.poison.count)"
+        let poisonTaken = evidence.poison.intersection(evidence.tracked).count
+        reasons += "; poison events dead-lettered: \(poisonHeld) of \(poisonTaken) tracked"
+        let poisonRefused = evidence.poison.count - poisonTaken
+        if poisonRefused > 0 { reasons += " (\(poisonRefused) more refused at ingest, never queued)" }
         checks.append(
             SimulationCheck(name: "reasons:\(name)", holds: silent.isEmpty && poisonStored.isEmpty, detail: reasons))
         return checks

@@ -116,4 +116,24 @@ import Testing
         #expect(otherResult.status == 0, "\(otherResult.stderr)")
         #expect(try ids(otherDirectory) != ids(firstDirectory))
     }
+
+    /// 60 poison events of 9 KB at once, more than one post of the ingest can carry: the
+    /// feeder splits its posts under the body limit, so each is tracked and ends a dead
+    /// letter, and nothing is refused for the company it was posted in.
+    @Test func aStepOfManyPoisonEventsTestsEveryOne() async throws {
+        let file = try BeaconProcess.temporaryDirectory() + "/poison.json"
+        try """
+        {
+          "name": "many poison", "seed": 3,
+          "collectors": [ { "name": "main" } ],
+          "steps": [ { "name": "poison", "seconds": 1, "rate": 20, "poison": 60 } ],
+          "expect": { "deadLetters": 60, "refused": 0 }
+        }
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let (result, decoded, _) = try await Self.simulate(file)
+        #expect(result.status == 0, "\(result.stdout.suffix(3000)) \(result.stderr.suffix(2000))")
+        let report = try #require(decoded)
+        #expect(report.totals.poison == 60 && report.totals.poisonRefused == 0)
+        #expect(report.totals.deadLetters == 60 && report.steps.first?.refused == 0)
+    }
 }

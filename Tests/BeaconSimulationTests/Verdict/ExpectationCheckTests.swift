@@ -46,4 +46,16 @@ import Testing
         let checks = ExpectationCheck.check(ScenarioExpectations(maxDepth: 1_000_000), totals: totals, drain: Self.drain)
         #expect(checks.map(\.holds) == [false])
     }
+
+    /// Poison events the ingest refused never became dead letters: a dead-letter count that
+    /// matches anyway is no evidence, and the check fails saying why.
+    @Test func deadLettersFailWhenPoisonEventsWereNeverAccepted() {
+        var totals = Self.totals
+        totals.poisonRefused = 60
+        let checks = ExpectationCheck.check(ScenarioExpectations(deadLetters: 1), totals: totals, drain: Self.drain)
+        #expect(checks.map(\.holds) == [false])
+        #expect(checks.first?.detail.contains("60 poison events were refused at ingest") == true, "\(checks)")
+        totals.poisonRefused = 0
+        #expect(ExpectationCheck.check(ScenarioExpectations(deadLetters: 1), totals: totals, drain: Self.drain).map(\.holds) == [true])
+    }
 }

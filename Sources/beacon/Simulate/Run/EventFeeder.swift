@@ -158,7 +158,25 @@ final class EventFeeder: @unchecked Sendable {
     }
 
     private func post(_ due: [(serial: Int, step: Int, stepName: String, poison: Bool)], to port: Int) {
-        let outcome = send(due, to: port)
+        deliver(due, to: port)
+        condition.withLock {
+            inFlight = false
+            condition.broadcast()
+        }
+    }
+
+    /// Posts `due` in as many requests as the ingest's body limit needs: events must not be
+    /// refused for the size of the post they happened to share (60 poison events of 9 KB
+    /// in one post of 250 were all refused as too large, and none was tested).
+    private func deliver(_ due: [(serial: Int, step: Int, stepName: String, poison: Bool)], to port: Int) {
+        let body = Self.body(due, events: events)
+        if due.count > 1, body.count > WireLimits.maxBatchBytes {
+            let middle = due.count / 2
+            deliver(Array(due[..<middle]), to: port)
+            deliver(Array(due[middle...]), to: port)
+            return
+        }
+        let outcome = send(due, body: body, to: port)
         if let refusal = outcome, due.count > 1, refusal.isQueueFull {
             // Which events a full queue refuses must not depend on how the due events
             // happened to be grouped into posts (the timing): a post refused as a whole for
@@ -169,7 +187,7 @@ final class EventFeeder: @unchecked Sendable {
             // would put the feeder behind its schedule (the next step's kill would find
             // events of this step not yet posted).
             for (index, event) in due.enumerated() {
-                let single = send([event], to: port)
+                let single = send([event], body: Self.body([event], events: events), to: port)
                 guard let single else {
                     record([event], nil)
                     continue
@@ -180,10 +198,6 @@ final class EventFeeder: @unchecked Sendable {
         } else {
             record(due, outcome)
         }
-        condition.withLock {
-            inFlight = false
-            condition.broadcast()
-        }
     }
 
     /// Why a post was not taken (nil: answered 200).
@@ -193,12 +207,19 @@ final class EventFeeder: @unchecked Sendable {
         var isQueueFull: Bool
     }
 
-    /// Posts the events; nil when answered 200, else why not.
-    private func send(_ due: [(serial: Int, step: Int, stepName: String, poison: Bool)], to port: Int) -> Refusal? {
-        let batch = JSONValue.object([
+    /// The body of one post of `due`.
+    private static func body(
+        _ due: [(serial: Int, step: Int, stepName: String, poison: Bool)], events: SimulatedEvents
+    ) -> [UInt8] {
+        JSONValue.object([
             "batch": .array(due.map { events.event($0.serial, step: $0.step, stepName: $0.stepName, poison: $0.poison) })
-        ])
-        let body = batch.jsonBytes
+        ]).jsonBytes
+    }
+
+    /// Posts `body` (the events `due`); nil when answered 200, else why not.
+    private func send(
+        _ due: [(serial: Int, step: Int, stepName: String, poison: Bool)], body: [UInt8], to port: Int
+    ) -> Refusal? {
         var outcome: Refusal?
         // A kept-alive connection the server closed while idle fails at once: such a
         // failure is tried again once on a new connection (the collector downstream stores

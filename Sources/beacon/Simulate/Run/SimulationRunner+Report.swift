@@ -19,7 +19,9 @@ extension SimulationRunner {
             for id in destination.deadLettered.keys { deadLetters.insert("\(destination.name)\u{0}\(id)") }
         }
         let totals = SimulationTotals(
-            tracked: evidence.tracked.count, inDoubt: evidence.inDoubt.count, poison: evidence.poison.count,
+            tracked: evidence.tracked.count, inDoubt: evidence.inDoubt.count,
+            poison: evidence.poison.intersection(evidence.tracked).count,
+            poisonRefused: evidence.poison.intersection(evidence.inDoubt).count,
             delivered: delivered, deadLetters: deadLetters.count,
             dropped: evidence.destinations.map(\.dropped).max() ?? 0, duplicatesSent: duplicatesSent,
             duplicatesStored: duplicatesStored, retries: engine.retries, splits: engine.splits, requests: engine.requests,
