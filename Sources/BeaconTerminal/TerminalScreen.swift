@@ -86,9 +86,9 @@ public final class TerminalScreen {
     /// A run loop calls it between ticks instead of polling, and so costs nothing while
     /// nothing happens. Returns at once if something came since the last call.
     public func waitForActivity(atMost timeout: Duration) async {
-        let (seconds, attoseconds) = timeout.components
-        let milliseconds = max(0, min(seconds, 3_600)) * 1_000 + max(0, attoseconds) / 1_000_000_000_000_000
-        await wakeup.wait(atMost: .milliseconds(Int(milliseconds)))
+        let (whole, attoseconds) = timeout.components
+        let milliseconds = max(0, min(whole, 3_600)) * 1_000 + max(0, attoseconds) / 1_000_000_000_000_000
+        await wakeup.wait(atMost: .milliseconds(Int(clamping: milliseconds)))
     }
 
     /// Ends the current (or the next) ``waitForActivity(atMost:)``: a snapshot arrived, or

@@ -34,7 +34,7 @@ struct ConsoleIdleBenchmark {
         var fleet: [Double] = []
         var single: [Double] = []
         for run in 1...runs {
-            progress("idle: run \(run) of \(runs) (\(Int(window.inSeconds * 2)) s)")
+            progress("idle: run \(run) of \(runs) (\(window.inMilliseconds / 500) s)")
             single.append(try measure(["monitor", "--db", "\(folder)/store-0.sqlite"]))
             fleet.append(try measure(["monitor", "--dir", folder]))
         }
