@@ -29,12 +29,16 @@ public struct Scenario: Sendable, Hashable {
     public var drainTimeoutSeconds: Double
     /// What is checked at the end (default: nothing beyond the runner's invariants).
     public var expect: ScenarioExpectations
+    /// Engine settings to compare, each combination run on its own (default: none, one run
+    /// of ``engine``).
+    public var matrix: ScenarioMatrix
 
     /// Creates a scenario.
     public init(
         name: String, description: String? = nil, seed: UInt64 = 1, timeScale: Double = 1,
         engine: ScenarioEngine = ScenarioEngine(), collectors: [ScenarioCollector], steps: [ScenarioStep],
-        drainTimeoutSeconds: Double = 120, expect: ScenarioExpectations = ScenarioExpectations()
+        drainTimeoutSeconds: Double = 120, expect: ScenarioExpectations = ScenarioExpectations(),
+        matrix: ScenarioMatrix = ScenarioMatrix()
     ) {
         self.name = name
         self.description = description
@@ -45,6 +49,23 @@ public struct Scenario: Sendable, Hashable {
         self.steps = steps
         self.drainTimeoutSeconds = drainTimeoutSeconds
         self.expect = expect
+        self.matrix = matrix
+    }
+
+    /// The variants to run: every combination of ``matrix`` made on ``engine``.
+    public var variants: [ScenarioVariant] { matrix.variants(of: engine) }
+
+    /// The seeds of `count` repeats of each variant: the scenario's own first, then seeds
+    /// derived from it (a SplitMix64 step each), the same for every variant so that each
+    /// repeat compares the variants on the same events and fault draws.
+    public func repeatSeeds(_ count: Int) -> [UInt64] {
+        (0..<max(1, count)).map { index in
+            guard index > 0 else { return seed }
+            var mixed = seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15
+            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+            return mixed ^ (mixed >> 31)
+        }
     }
 
     /// The largest scenario file accepted, in bytes (1 MiB).
@@ -128,6 +149,7 @@ public struct Scenario: Sendable, Hashable {
 extension Scenario {
     static let keys = [
         "name", "description", "seed", "timeScale", "engine", "collectors", "steps", "drainTimeoutSeconds", "expect",
+        "matrix",
     ]
 
     /// Reads the top-level object; errors go to `decoder`, and fields in error keep defaults.
@@ -167,6 +189,9 @@ extension Scenario {
             ?? drainTimeoutSeconds
         if let node = fields["expect"] {
             expect = ScenarioExpectations(json: node, path: "expect", decoder: &decoder)
+        }
+        if let node = fields["matrix"] {
+            matrix = ScenarioMatrix(json: node, decoder: &decoder)
         }
         if decoder.errors.isEmpty {
             Self.checkTotals(stepsRead, decoder: &decoder)

@@ -44,6 +44,13 @@ public struct ScenarioEngine: Sendable, Hashable {
         self.init()
         guard let fields = decoder.object(node, path: path, expected: "an object of engine settings", known: Self.keys)
         else { return }
+        read(fields, decoder: &decoder)
+    }
+
+    /// Sets what `fields` holds (the keys of ``keys``), each checked against its range;
+    /// keys absent or in error leave their setting as it was. The `engine` object, a
+    /// `matrix` value and a `--set` all go through here, so all three take the same values.
+    mutating func read(_ fields: ScenarioDecoder.Fields, decoder: inout ScenarioDecoder) {
         let checkPolicy = decoder.checkPolicy
         policy =
             decoder.string(
@@ -58,8 +65,8 @@ public struct ScenarioEngine: Sendable, Hashable {
             decoder.integer(
                 fields, "maxConcurrentRequests", range: decoder.concurrencyRange, expected: "a whole number of requests")
             ?? maxConcurrentRequests
-        maxEvents = decoder.integer(fields, "maxEvents", range: 1...100_000_000, expected: "a whole number of events")
-        maxBytes = decoder.integer(fields, "maxBytes", range: 65_536...(1 << 40), expected: "a whole number of bytes")
+        maxEvents = decoder.integer(fields, "maxEvents", range: 1...100_000_000, expected: "a whole number of events") ?? maxEvents
+        maxBytes = decoder.integer(fields, "maxBytes", range: 65_536...(1 << 40), expected: "a whole number of bytes") ?? maxBytes
         let choices = ScenarioDurability.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
         durability =
             decoder.string(

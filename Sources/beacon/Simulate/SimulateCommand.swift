@@ -26,7 +26,12 @@ struct SimulateCommand: AsyncParsableCommand {
             report.json) stay in --dir. Prints a report (--json: as JSON) with a chart; \
             exit 0 when all checks hold, 1 with the failed ones listed, 2 for a bad file. \
             Same seed, same events and the same fault draws: counts that timing does not decide \
-            repeat from run to run.
+            repeat from run to run. To compare engine settings, give the scenario a \
+            "matrix" (FORMAT.md) or --set, and --repeat N: every variant runs N times on the \
+            same seeds, and a table compares them (drain, requests and bytes per event, max \
+            depth), medians with their range, naming the best variant of each figure when the \
+            ranges do not overlap; each run's files and chart are in DIR/variant-V-run-R, the \
+            comparison in DIR/comparison.json.
             """)
 
     @Argument(help: "The scenario file (JSON).")
@@ -52,12 +57,25 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Keep the run's stores, logs and ids in this directory (new or empty). By default a temporary one, removed after a pass and kept after a failure.")
     var dir: String?
 
+    @Option(
+        name: .customLong("set"),
+        help: ArgumentHelp(
+            "Override one engine setting, engine.KEY=VALUE (repeatable), such as engine.batchSize=500 or 'engine.policy=every 2s'.",
+            discussion: "A key the scenario's matrix varies is pinned to this value."))
+    var assignments: [String] = []
+
+    @Option(name: .customLong("repeat"), parsing: .unconditional, help: "Run each variant this many times (1...20), on seeds derived from the scenario's.")
+    var repeatCount = 1
+
     @Option(help: "Log level of this process's collectors (a warning per injected fault): trace, debug, info, notice, warning, error, critical.")
     var logLevel = "error"
 
     static let timeScales = 1.0...1000.0
 
+    static let repeats = 1...20
+
     func validate() throws {
+        guard Self.repeats.contains(repeatCount) else { throw ValidationError("--repeat must be 1...20, not \(repeatCount)") }
         if let timeScale, !Self.timeScales.contains(timeScale) {
             throw ValidationError("--time-scale must be 1...1000, not \(timeScale)")
         }
@@ -82,23 +100,42 @@ struct SimulateCommand: AsyncParsableCommand {
         }
     }
 
+    /// The engine's own reading of a flush policy, for the scenario reader.
+    static let checkPolicy: @Sendable (String) -> String? = { text in
+        do {
+            _ = try FlushPolicy(parsing: text)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
     func run() async throws {
         var scenario: Scenario
         do {
             scenario = try Scenario.load(
-                path: file,
-                checkPolicy: { text in
-                    do {
-                        _ = try FlushPolicy(parsing: text)
-                        return nil
-                    } catch {
-                        return "\(error)"
-                    }
-                }, concurrencyRange: Destination.maxConcurrentRequestsRange)
+                path: file, checkPolicy: Self.checkPolicy, concurrencyRange: Destination.maxConcurrentRequestsRange)
         } catch {
             throw CLIError.badInput(error.described(file: file))
         }
+        for assignment in assignments {
+            let setting: ScenarioEngineSetting
+            do {
+                setting = try ScenarioEngineSetting.parse(
+                    assignment: assignment, checkPolicy: Self.checkPolicy, concurrencyRange: Destination.maxConcurrentRequestsRange)
+            } catch {
+                throw CLIError.badInput("--set \(assignment): \(error)")
+            }
+            setting.apply(to: &scenario.engine)
+            scenario.matrix = scenario.matrix.pinning(setting.key)
+        }
         if let seed { scenario.seed = seed }
+        let variants = scenario.variants
+        if variants.count > 1 || repeatCount > 1 {
+            try await SimulationComparisonRun(command: self, scenario: scenario, variants: variants).run()
+            return
+        }
+        scenario.engine = variants.first?.engine ?? scenario.engine
         let directory = try SimulationDirectory.prepare(dir)
         var logger = Logger(label: "beacon.simulate") { label in StreamLogHandler.standardError(label: label) }
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .error

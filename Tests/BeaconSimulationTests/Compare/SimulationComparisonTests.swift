@@ -1,0 +1,79 @@
+import BeaconSimulation
+import Testing
+
+/// The comparison's verdicts: a variant is named best for a figure only when its whole
+/// range lies below every other's; overlapping ranges are said to be no difference; a
+/// figure a run does not know is unknown, never a win.
+@Suite struct SimulationComparisonTests {
+    static func variant(_ batch: Int, drains: [Double?], requests: Int = 100) throws -> SimulationComparison.Variant {
+        let setting = try ScenarioEngineSetting.parse(assignment: "engine.batchSize=\(batch)")
+        var engine = ScenarioEngine()
+        setting.apply(to: &engine)
+        let runs = drains.enumerated().map { index, drain in
+            SimulationComparison.Run(
+                seed: UInt64(index), report: report(drain: drain, requests: requests), directory: "/tmp/v\(batch)-\(index)")
+        }
+        return SimulationComparison.Variant(ScenarioVariant(settings: [setting], engine: engine), runs: runs)
+    }
+
+    static func report(drain: Double?, requests: Int) -> SimulationReport {
+        SimulationReport(
+            scenario: "s", seed: 1, timeScale: 1, seconds: 10, steps: [],
+            totals: SimulationTotals(tracked: 1_000, delivered: ["main": 1_000], requests: requests, bytesSent: 400_000, maxDepth: 900),
+            drain: SimulationDrain(recoveredAt: 5, seconds: drain, emptied: drain != nil), invariants: [], expectations: [],
+            timeline: SimulationTimeline(samples: [], steps: [], marks: []))
+    }
+
+    @Test func aRangeWhollyBelowTheOthersIsNamedBest() throws {
+        let comparison = SimulationComparison(
+            scenario: "s",
+            variants: [
+                try Self.variant(50, drains: [6.1, 6.4, 6.2], requests: 40),
+                try Self.variant(200, drains: [0.7, 0.9, 0.8], requests: 12),
+                try Self.variant(500, drains: [1.0, 1.3, 1.1], requests: 6),
+            ])
+        let drain = try #require(comparison.verdicts.first { $0.figure == .drainSeconds })
+        #expect(drain.best == "b200")
+        #expect(drain.text == "drainSeconds: b200 drains fastest: 0.8 s [0.7–0.9] vs b500 1.1 s [1–1.3]", "\(drain.text)")
+        let requests = try #require(comparison.verdicts.first { $0.figure == .requestsPerEvent })
+        // Each run of a variant sent the same requests: a range of one value, below the next.
+        #expect(requests.best == "b500", "\(requests.text)")
+        let bytes = try #require(comparison.verdicts.first { $0.figure == .bytesPerEvent })
+        #expect(bytes.best == nil && bytes.text.contains("no difference beyond the spread"), "\(bytes.text)")
+        #expect(comparison.passed)
+        #expect(comparison.text.contains("b200") && comparison.text.contains("0.8 [0.7–0.9]"), "\(comparison.text)")
+        #expect(comparison.text.contains("PASSED: all 9 runs"))
+    }
+
+    @Test func overlappingRangesAreNoDifference() throws {
+        let comparison = SimulationComparison(
+            scenario: "s", variants: [try Self.variant(200, drains: [0.7, 1.2]), try Self.variant(500, drains: [1.0, 1.3])])
+        let drain = try #require(comparison.verdicts.first { $0.figure == .drainSeconds })
+        #expect(drain.best == nil)
+        #expect(drain.text.hasPrefix("drainSeconds: no difference beyond the spread between b200"), "\(drain.text)")
+        #expect(drain.text.contains("b500"))
+    }
+
+    @Test func aDrainThatNeverHappenedIsUnknownNotAWin() throws {
+        let comparison = SimulationComparison(
+            scenario: "s", variants: [try Self.variant(50, drains: [nil, 0.1]), try Self.variant(500, drains: [2.0, 2.1])])
+        let drain = try #require(comparison.verdicts.first { $0.figure == .drainSeconds })
+        #expect(drain.best == "b500", "the only variant whose every run drained")
+        #expect(drain.text.contains("unknown for b50"), "\(drain.text)")
+        #expect(comparison.variants[0].spread(.drainSeconds) == nil)
+    }
+
+    @Test func oneRunEachSaysThereIsNoSpread() throws {
+        let comparison = SimulationComparison(
+            scenario: "s", variants: [try Self.variant(50, drains: [3]), try Self.variant(500, drains: [1])])
+        #expect(comparison.text.contains("one run each: no spread to judge by"))
+        #expect(comparison.verdicts.first { $0.figure == .drainSeconds }?.best == "b500")
+    }
+
+    @Test func settingsAreEchoedWhole() throws {
+        let variant = try Self.variant(500, drains: [1])
+        #expect(variant.settings["batchSize"] == "500" && variant.settings["policy"] == ScenarioEngine.defaultPolicy)
+        #expect(variant.settings.keys.sorted() == ["batchSize", "durability", "maxBytes", "maxConcurrentRequests", "maxEvents", "policy"])
+        #expect(variant.varied == ["batchSize=500"])
+    }
+}
