@@ -43,6 +43,9 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Write the chart of depth and rates over time as an SVG file.")
     var chart: String?
 
+    @Option(help: "Write the checks as JUnit XML to this file, for a CI system: a test suite per run, a test case per invariant and expectation.")
+    var junit: String?
+
     @Flag(help: "Show the run on the dashboard as it happens ('beacon monitor' on the run's store; needs a terminal).")
     var watch = false
 
@@ -82,21 +85,25 @@ struct SimulateCommand: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("Unknown --log-level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical.")
         }
-        if let chart {
-            // Checked before the run, so a typo does not cost the run its chart.
-            let folder = URL(fileURLWithPath: chart).deletingLastPathComponent().path
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw ValidationError("--chart \(chart): the folder \(folder) does not exist")
-            }
-            var isFolder: ObjCBool = false
-            let existingFolder = FileManager.default.fileExists(atPath: chart, isDirectory: &isFolder) && isFolder.boolValue
-            guard !chart.hasSuffix("/"), !existingFolder else {
-                throw ValidationError("--chart \(chart) names a folder; give a file, such as run.svg")
-            }
-        }
+        // Checked before the run, so a typo does not cost the run its chart or its JUnit file.
+        if let chart { try Self.checkOutputFile(chart, flag: "--chart", example: "run.svg") }
+        if let junit { try Self.checkOutputFile(junit, flag: "--junit", example: "simulate.xml") }
         if watch && isatty(STDOUT_FILENO) == 0 {
             throw ValidationError("--watch needs a terminal on standard output; run it in one, or leave --watch out")
+        }
+    }
+
+    /// A file to write after the run: its folder exists, and it is not a folder itself.
+    static func checkOutputFile(_ path: String, flag: String, example: String) throws {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("\(flag) \(path): the folder \(folder) does not exist")
+        }
+        var isFolder: ObjCBool = false
+        let existingFolder = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+        guard !path.hasSuffix("/"), !existingFolder else {
+            throw ValidationError("\(flag) \(path) names a folder; give a file, such as \(example)")
         }
     }
 
@@ -165,6 +172,9 @@ struct SimulateCommand: AsyncParsableCommand {
             for line in SimulationChart.terminal(report.timeline, width: 78, height: 14) { Output.raw(line) }
         }
         try SimulationDirectory.record(report, in: directory.path)
+        if let junit {
+            try OutputFile.write(Array(SimulationJUnit.xml([.init(name: "\(scenario.name) · seed \(scenario.seed)", report: report)]).utf8), to: junit)
+        }
         if let chart {
             let svg = SimulationChart.svg(report.timeline, title: scenario.name)
             try OutputFile.write(Array(svg.utf8), to: chart)

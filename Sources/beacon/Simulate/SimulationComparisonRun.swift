@@ -30,6 +30,7 @@ struct SimulationComparisonRun {
             FileHandle.standardError.write(Data("simulate: \(line)\n".utf8))
         }
         var compared: [SimulationComparison.Variant] = []
+        var suites: [SimulationJUnit.Run] = []
         for (index, variant) in variants.enumerated() {
             var runs: [SimulationComparison.Run] = []
             for (round, seed) in seeds.enumerated() {
@@ -59,6 +60,7 @@ struct SimulationComparisonRun {
                 let outcome = report.passed ? "passed" : "FAILED \(report.failures.map(\.name).joined(separator: ", "))"
                 say("\(label): \(outcome); drain \(report.drain.seconds.map { SimulationFormat.decimal($0) + " s" } ?? "not reached")")
                 runs.append(SimulationComparison.Run(seed: seed, report: report, directory: path))
+                suites.append(SimulationJUnit.Run(name: "\(scenario.name) · \(variant.name) · seed \(seed)", report: report))
             }
             compared.append(SimulationComparison.Variant(variant, runs: runs))
         }
@@ -67,6 +69,7 @@ struct SimulationComparisonRun {
         // The comparison first: a file that cannot be written afterwards does not hide it.
         Output.raw(command.json ? json : comparison.text)
         try OutputFile.write(Array(json.utf8), to: "\(directory.path)/comparison.json")
+        if let junit = command.junit { try OutputFile.write(Array(SimulationJUnit.xml(suites).utf8), to: junit) }
         guard comparison.passed else {
             let failed = compared.reduce(0) { $0 + $1.runs.filter { !$0.passed }.count }
             throw CLIError.runtime(

@@ -35,8 +35,9 @@ import FoundationXML
         let file = try Self.write(Self.scenario(expect: #"{ "drainedWithinSeconds": 0.001, "maxDepth": 0, "deadLetters": 0 }"#))
         let directory = try BeaconProcess.temporaryDirectory() + "/run"
         let chart = try BeaconProcess.temporaryDirectory() + "/chart.svg"
+        let junit = try BeaconProcess.temporaryDirectory() + "/simulate.xml"
         let result = try await BeaconProcess.run(
-            ["simulate", file, "--dir", directory, "--chart", chart], stdinBytes: nil, limit: .seconds(120))
+            ["simulate", file, "--dir", directory, "--chart", chart, "--junit", junit], stdinBytes: nil, limit: .seconds(120))
         #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
         #expect(result.stderr.contains("2 checks did not hold: maxDepth, drainedWithinSeconds"), "\(result.stderr)")
         #expect(result.stdout.contains("FAIL  drainedWithinSeconds"), "\(result.stdout)")
@@ -49,6 +50,14 @@ import FoundationXML
         let parser = XMLParser(data: svg)
         #expect(parser.parse(), "the chart is not well-formed XML")
         #expect(String(decoding: svg, as: UTF8.self).contains("short &lt;outage&gt; &amp;"))
+        // The JUnit file a CI system reads: a case per check, the two that failed with their detail.
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(XMLParser(data: Data(xml.utf8)).parse(), "not well-formed: \(xml)")
+        let checksPrinted = result.stdout.split(separator: "\n").filter { $0.hasPrefix("  ok    ") || $0.hasPrefix("  FAIL  ") }.count
+        #expect(xml.components(separatedBy: "<testcase ").count - 1 == checksPrinted, "\(xml)")
+        #expect(xml.components(separatedBy: "<failure ").count - 1 == 2, "\(xml)")
+        #expect(xml.contains(#"name="drainedWithinSeconds""#) && xml.contains(#"<testsuites name="beacon simulate""#))
+        #expect(xml.contains("short &lt;outage&gt; &amp;"), "the scenario's name, escaped")
         // A failed run keeps its files.
         #expect(FileManager.default.fileExists(atPath: directory + "/report.json"))
     }
