@@ -7,7 +7,7 @@ extension SimulationComparison {
         for variant in variants {
             func cell(_ figure: Figure) -> String {
                 guard let spread = variant.spread(figure) else { return "?" }
-                let median = figure == .drainSeconds ? SimulationFormat.decimal(spread.median) : Figure.short(spread.median)
+                let median = Figure.short(spread.median)
                 return spread.count > 1 ? "\(median) [\(Figure.short(spread.low))–\(Figure.short(spread.high))]" : median
             }
             let dead = variant.runs.map(\.deadLetters)

@@ -190,9 +190,12 @@ public struct SimulationComparison: Sendable, Hashable, Codable {
                 text: "\(figure.rawValue): \(bestName) \(figure.superlative): \(Self.describe(best, figure)) vs \(cell(secondName, second))\(missing)")
         }
         let tied = ranked.filter { $0.1.low <= best.high }.map { cell($0.0, $0.1) }
+        // What the user can still act on: the variants behind the leaders beyond the spread.
+        let behind = ranked.filter { $0.1.low > best.high }.map { cell($0.0, $0.1) }
+        let worse = behind.isEmpty ? "" : "; behind them beyond the spread: \(behind.joined(separator: ", "))"
         return Verdict(
             figure: figure, best: nil,
-            text: "\(figure.rawValue): no difference beyond the spread between \(tied.joined(separator: ", "))\(missing)")
+            text: "\(figure.rawValue): no difference beyond the spread between \(tied.joined(separator: ", "))\(worse)\(missing)")
     }
 
     /// `2.33 s [2.30–2.36]`, or `2.33 s` for one run.

@@ -52,6 +52,17 @@ import Testing
         #expect(drain.best == nil)
         #expect(drain.text.hasPrefix("drainSeconds: no difference beyond the spread between b200"), "\(drain.text)")
         #expect(drain.text.contains("b500"))
+        #expect(!drain.text.contains("behind"), "nothing is behind two overlapping variants")
+        // A third variant behind both is named as such: what to avoid is an answer too.
+        let three = SimulationComparison(
+            scenario: "s",
+            variants: [
+                try Self.variant(200, drains: [0.7, 1.2]), try Self.variant(500, drains: [1.0, 1.3]),
+                try Self.variant(50, drains: [6.1, 6.3]),
+            ])
+        let verdict = try #require(three.verdicts.first { $0.figure == .drainSeconds })
+        #expect(verdict.best == nil)
+        #expect(verdict.text.hasSuffix("; behind them beyond the spread: b50 6.2 s [6.1–6.3]"), "\(verdict.text)")
     }
 
     @Test func aDrainThatNeverHappenedIsUnknownNotAWin() throws {
