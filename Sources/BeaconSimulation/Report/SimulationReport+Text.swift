@@ -39,6 +39,11 @@ extension SimulationReport {
         let drained = drain.seconds.map { "drained \(SimulationFormat.decimal($0)) s after the last recovery (at \(SimulationFormat.decimal(drain.recoveredAt)) s)" }
             ?? "NOT drained after the last recovery (at \(SimulationFormat.decimal(drain.recoveredAt)) s)"
         lines.append(drained + (drain.emptied ? "; queue empty at the end" : "; events still queued at the end"))
+        for destination in destinations {
+            let drainedHere = destination.drainSeconds.map { "drained \(SimulationFormat.decimal($0)) s after it" } ?? "NOT drained"
+            lines.append(
+                "  \(SimulationFormat.clip(destination.name, to: 40)): stored \(SimulationFormat.count(destination.delivered)), dead letters \(SimulationFormat.count(destination.deadLetters)), most pending \(destination.maxDepth.map(SimulationFormat.count) ?? "unknown"), \(drainedHere)")
+        }
         lines.append("")
         lines.append("invariants")
         for check in invariants { lines.append(SimulationFormat.check(check)) }

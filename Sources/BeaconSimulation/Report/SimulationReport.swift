@@ -10,6 +10,8 @@ public struct SimulationReport: Sendable, Hashable, Codable {
     public var steps: [StepReport]
     public var totals: SimulationTotals
     public var drain: SimulationDrain
+    /// Each destination's figures, in the collectors' order.
+    public var destinations: [SimulationDestination]
     public var invariants: [SimulationCheck]
     public var expectations: [SimulationCheck]
     /// Depth and rates over time, with the steps: what the chart draws.
@@ -18,7 +20,7 @@ public struct SimulationReport: Sendable, Hashable, Codable {
     public init(
         scenario: String, seed: UInt64, timeScale: Double, seconds: Double, steps: [StepReport], totals: SimulationTotals,
         drain: SimulationDrain, invariants: [SimulationCheck], expectations: [SimulationCheck],
-        timeline: SimulationTimeline
+        timeline: SimulationTimeline, destinations: [SimulationDestination] = []
     ) {
         self.scenario = scenario
         self.seed = seed
@@ -30,6 +32,7 @@ public struct SimulationReport: Sendable, Hashable, Codable {
         self.invariants = invariants
         self.expectations = expectations
         self.timeline = timeline
+        self.destinations = destinations
     }
 
     /// Whether every invariant and every expectation held.

@@ -188,7 +188,7 @@ extension Scenario {
                 fields, "drainTimeoutSeconds", range: .init(lower: 1, upper: 86_400), expected: "a number of seconds")
             ?? drainTimeoutSeconds
         if let node = fields["expect"] {
-            expect = ScenarioExpectations(json: node, path: "expect", decoder: &decoder)
+            expect = ScenarioExpectations(json: node, path: "expect", collectors: names, decoder: &decoder)
         }
         if let node = fields["matrix"] {
             matrix = ScenarioMatrix(json: node, decoder: &decoder)

@@ -21,12 +21,14 @@ public struct ScenarioExpectations: Sendable, Hashable {
     public var delivered: Int?
     /// Exactly this many events were posted and not acknowledged (refused by a full queue).
     public var refused: Int?
+    /// Expectations of single destinations, by collector name.
+    public var destinations: [String: ScenarioDestinationExpectations]
 
     /// Creates expectations; by default none.
     public init(
         maxDepth: Int? = nil, drainedWithinSeconds: Double? = nil, deadLetters: Int? = nil,
         duplicatesStored: Int? = nil, duplicatesSent: Int? = nil, dropped: Int? = nil, delivered: Int? = nil,
-        refused: Int? = nil
+        refused: Int? = nil, destinations: [String: ScenarioDestinationExpectations] = [:]
     ) {
         self.maxDepth = maxDepth
         self.drainedWithinSeconds = drainedWithinSeconds
@@ -36,6 +38,7 @@ public struct ScenarioExpectations: Sendable, Hashable {
         self.dropped = dropped
         self.delivered = delivered
         self.refused = refused
+        self.destinations = destinations
     }
 
     /// Whether nothing is expected.
@@ -46,11 +49,12 @@ public struct ScenarioExpectations: Sendable, Hashable {
 
     static let keys = [
         "maxDepth", "drainedWithinSeconds", "deadLetters", "duplicatesStored", "duplicatesSent", "dropped", "delivered",
-        "refused",
+        "refused", "destinations",
     ]
 
-    /// Reads the `expect` object; fields in error stay `nil`.
-    init(json node: ScenarioJSON, path: String, decoder: inout ScenarioDecoder) {
+    /// Reads the `expect` object; fields in error stay `nil`. `collectors` are the names
+    /// `destinations` may refer to.
+    init(json node: ScenarioJSON, path: String, collectors: [String], decoder: inout ScenarioDecoder) {
         self.init()
         guard let fields = decoder.object(node, path: path, expected: "an object of expectations", known: Self.keys)
         else { return }
@@ -66,5 +70,15 @@ public struct ScenarioExpectations: Sendable, Hashable {
         dropped = decoder.integer(fields, "dropped", range: counts, expected: "a whole number of events")
         delivered = decoder.integer(fields, "delivered", range: counts, expected: "a whole number of events")
         refused = decoder.integer(fields, "refused", range: counts, expected: "a whole number of events")
+        if let node = fields["destinations"],
+            let named = decoder.object(
+                node, path: fields.path("destinations"), expected: "an object: collector name → expectations",
+                known: collectors)
+        {
+            for (name, value) in named.members {
+                destinations[name] = ScenarioDestinationExpectations(
+                    json: value, path: named.path(name), decoder: &decoder)
+            }
+        }
     }
 }

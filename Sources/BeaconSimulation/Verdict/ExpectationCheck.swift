@@ -4,7 +4,8 @@
 public enum ExpectationCheck {
     /// A check per expectation the scenario sets.
     public static func check(
-        _ expect: ScenarioExpectations, totals: SimulationTotals, drain: SimulationDrain
+        _ expect: ScenarioExpectations, totals: SimulationTotals, drain: SimulationDrain,
+        destinations: [SimulationDestination] = []
     ) -> [SimulationCheck] {
         var checks: [SimulationCheck] = []
         if let limit = expect.maxDepth {
@@ -52,6 +53,26 @@ public enum ExpectationCheck {
             }
         }
         exactly("refused", totals.inDoubt, expect.refused, "events refused (posted, not acknowledged)")
+        for (name, expected) in expect.destinations.sorted(by: { $0.key < $1.key }) {
+            guard let destination = destinations.first(where: { $0.name == name }) else {
+                checks.append(SimulationCheck(name: "destinations.\(name)", holds: false, detail: "the run has no figures for \(name)"))
+                continue
+            }
+            if let limit = expected.maxDepth {
+                checks.append(
+                    SimulationCheck(
+                        name: "destinations.\(name).maxDepth", holds: destination.maxDepth.map { $0 <= limit } ?? false,
+                        detail: "most events pending for \(name) \(destination.maxDepth.map(SimulationFormat.count) ?? "unknown (the engine never answered)"); expected at most \(SimulationFormat.count(limit))"))
+            }
+            if let limit = expected.drainedWithinSeconds {
+                checks.append(
+                    SimulationCheck(
+                        name: "destinations.\(name).drainedWithinSeconds", holds: destination.drainSeconds.map { $0 <= limit } ?? false,
+                        detail: "\(name) \(destination.drainSeconds.map { "drained \(SimulationFormat.decimal($0)) s" } ?? "not drained") after the last recovery; expected within \(SimulationFormat.seconds(limit))"))
+            }
+            exactly("destinations.\(name).deadLetters", destination.deadLetters, expected.deadLetters, "dead letters for \(name)")
+            exactly("destinations.\(name).delivered", destination.delivered, expected.delivered, "events stored at \(name)")
+        }
         return checks
     }
 }

@@ -62,6 +62,16 @@ import FoundationXML
         #expect(FileManager.default.fileExists(atPath: directory + "/report.json"))
     }
 
+    @Test func aDestinationsOwnExpectationIsCheckedAndNamed() async throws {
+        let file = try Self.write(Self.scenario(expect: #"{ "destinations": { "main": { "drainedWithinSeconds": 0.001, "deadLetters": 0, "delivered": 120 } } }"#))
+        let result = try await BeaconProcess.run(["simulate", file], stdinBytes: nil, limit: .seconds(120))
+        #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains("1 checks did not hold: destinations.main.drainedWithinSeconds"), "\(result.stderr)")
+        #expect(result.stdout.contains("ok    destinations.main.deadLetters"), "\(result.stdout)")
+        #expect(result.stdout.contains("ok    destinations.main.delivered  events stored at main: 120"), "\(result.stdout)")
+        #expect(result.stdout.contains("  main: stored 120, dead letters 0"), "\(result.stdout)")
+    }
+
     @Test(arguments: [
         // (file text, what stderr must name)
         ("{\n  \"name\": \"x\",\n  \"collectors\": [ { \"name\": \"main\" } ],,\n}", ":3:"),

@@ -73,7 +73,15 @@ import Testing
             for id in stores.poison {
                 #expect(stored[id] == nil && letters[id] != nil, "\(name)/\(collector): poison \(id)")
             }
+            // The report's own figures for this destination are the store's.
+            let figures = try #require(report.destinations.first { $0.name == collector }, "\(name): no figures for \(collector)")
+            #expect(figures.delivered == stored.count && figures.deadLetters == letters.count, "\(name)/\(collector): \(figures)")
+            if let overall = report.drain.seconds {
+                let own = try #require(figures.drainSeconds, "\(name)/\(collector): drained overall, not on its own")
+                #expect(own <= overall + 1e-9, "\(name)/\(collector): drained after the whole queue")
+            }
         }
+        #expect(report.destinations.count == collectors.count)
     }
 
     /// One seed, two runs: the same steps and every count the timing does not decide

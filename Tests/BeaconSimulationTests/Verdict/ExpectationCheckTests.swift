@@ -58,4 +58,23 @@ import Testing
         totals.poisonRefused = 0
         #expect(ExpectationCheck.check(ScenarioExpectations(deadLetters: 1), totals: totals, drain: Self.drain).map(\.holds) == [true])
     }
+
+    @Test func eachDestinationIsCheckedOnItsOwn() {
+        let destinations = [
+            SimulationDestination(name: "api", delivered: 99, deadLetters: 1, maxDepth: 40, drainSeconds: 0.5),
+            SimulationDestination(name: "warehouse", delivered: 99, deadLetters: 1, maxDepth: 50, drainSeconds: nil),
+        ]
+        let expect = ScenarioExpectations(destinations: [
+            "api": ScenarioDestinationExpectations(maxDepth: 40, drainedWithinSeconds: 0.5, deadLetters: 1, delivered: 99),
+            "warehouse": ScenarioDestinationExpectations(maxDepth: 49, drainedWithinSeconds: 60, deadLetters: 0),
+            "gone": ScenarioDestinationExpectations(deadLetters: 0),
+        ])
+        let checks = ExpectationCheck.check(expect, totals: Self.totals, drain: Self.drain, destinations: destinations)
+        #expect(checks.filter { !$0.holds }.map(\.name) == [
+            "destinations.gone", "destinations.warehouse.maxDepth", "destinations.warehouse.drainedWithinSeconds",
+            "destinations.warehouse.deadLetters",
+        ])
+        #expect(checks.filter(\.holds).count == 4, "api holds at each edge")
+        #expect(checks.first { $0.name == "destinations.warehouse.drainedWithinSeconds" }?.detail.contains("warehouse not drained") == true)
+    }
 }

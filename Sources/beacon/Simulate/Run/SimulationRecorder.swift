@@ -66,6 +66,8 @@ struct SimulationRecorder {
         var time: Double
         var date: Date
         var drainedAfter: Double?
+        /// The same, destination by destination.
+        var destinationsDrainedAfter: [String: Double] = [:]
     }
 
     private(set) var samples: [SimulationTimeline.Sample] = []
@@ -73,6 +75,8 @@ struct SimulationRecorder {
     private(set) var marks: [SimulationTimeline.Mark] = []
     private(set) var recoveries: [Recovery] = []
     private(set) var maxDepth: Int?
+    /// The most events pending for each destination at one sample.
+    private(set) var destinationMaxDepth: [String: Int] = [:]
     private var last: Observation?
     /// Counts of the engine processes that ended, and the latest of the current one.
     private var endedProcesses = EngineCounts()
@@ -152,14 +156,24 @@ struct SimulationRecorder {
             steps[index].delivered = observation.stored - stepStartStored
         }
         if let status = observation.status {
+            for destination in status.destinations {
+                destinationMaxDepth[destination.name] = max(destinationMaxDepth[destination.name] ?? 0, destination.pending)
+            }
             for index in recoveries.indices where recoveries[index].drainedAfter == nil {
                 // Drained: no destination still holds an event that was waiting before the recovery.
-                let waiting = status.destinations.contains { destination in
-                    guard let age = destination.oldestPendingAge, destination.pending > 0 else { return false }
-                    return observation.date.timeIntervalSince(recoveries[index].date) < age
+                let since = observation.date.timeIntervalSince(recoveries[index].date)
+                let after = max(0, observation.time - recoveries[index].time)
+                var waiting = false
+                for destination in status.destinations {
+                    let holds = destination.pending > 0 && destination.oldestPendingAge.map { since < $0 } == true
+                    if holds {
+                        waiting = true
+                    } else if recoveries[index].destinationsDrainedAfter[destination.name] == nil {
+                        recoveries[index].destinationsDrainedAfter[destination.name] = after
+                    }
                 }
                 if !waiting {
-                    recoveries[index].drainedAfter = max(0, observation.time - recoveries[index].time)
+                    recoveries[index].drainedAfter = after
                 }
             }
         }

@@ -29,6 +29,12 @@ extension SimulationRunner {
         let final = recorder.recoveries.last
         let drain = SimulationDrain(
             recoveredAt: final?.time ?? seconds, seconds: final?.drainedAfter, emptied: emptied)
+        let destinations = evidence.destinations.map { destination in
+            SimulationDestination(
+                name: destination.name, delivered: destination.stored.count, deadLetters: destination.deadLettered.count,
+                maxDepth: recorder.destinationMaxDepth[destination.name],
+                drainSeconds: final?.destinationsDrainedAfter[destination.name] ?? final?.drainedAfter)
+        }
         let timeline = SimulationTimeline(
             samples: recorder.samples,
             steps: recorder.steps.map {
@@ -38,6 +44,7 @@ extension SimulationRunner {
         return SimulationReport(
             scenario: scenario.name, seed: scenario.seed, timeScale: timeScale, seconds: seconds, steps: recorder.steps,
             totals: totals, drain: drain, invariants: InvariantCheck.check(evidence),
-            expectations: ExpectationCheck.check(scenario.expect, totals: totals, drain: drain), timeline: timeline)
+            expectations: ExpectationCheck.check(scenario.expect, totals: totals, drain: drain, destinations: destinations),
+            timeline: timeline, destinations: destinations)
     }
 }
