@@ -33,7 +33,7 @@ public struct SimulationComparison: Sendable, Hashable, Codable {
         /// The value in words with its unit.
         func format(_ value: Double) -> String {
             switch self {
-            case .drainSeconds: "\(SimulationFormat.decimal(value)) s"
+            case .drainSeconds: Self.short(value) + " s"
             case .requestsPerEvent: Self.short(value) + " req/event"
             case .bytesPerEvent: Self.short(value) + " B/event"
             case .maxDepth: SimulationFormat.amount(value.rounded())
@@ -168,8 +168,9 @@ public struct SimulationComparison: Sendable, Hashable, Codable {
         verdicts = Figure.allCases.map { Self.verdict($0, variants) }
     }
 
-    /// The best variant of `figure` when its spread lies wholly below every other's;
-    /// otherwise that no variant stands out.
+    /// The best variant of `figure` when its spread lies wholly below every other's (named
+    /// against the rival whose range reaches lowest); otherwise that no variant stands out,
+    /// and which are behind the leaders beyond the spread.
     static func verdict(_ figure: Figure, _ variants: [Variant]) -> Verdict {
         let known = variants.compactMap { variant in variant.spread(figure).map { (variant.name, $0) } }
         let unknown = variants.filter { $0.spread(figure) == nil }.map(\.name)
@@ -183,8 +184,9 @@ public struct SimulationComparison: Sendable, Hashable, Codable {
         guard ranked.count >= 2 else {
             return Verdict(figure: figure, best: bestName, text: "\(figure.rawValue): \(bestName) \(figure.superlative): \(Self.describe(best, figure))\(missing)")
         }
-        let (secondName, second) = ranked[1]
-        if best.high < second.low {
+        // The nearest rival is the one whose range reaches lowest, not the second median.
+        let rivals = ranked.dropFirst()
+        if rivals.allSatisfy({ best.high < $0.1.low }), let (secondName, second) = rivals.min(by: { $0.1.low < $1.1.low }) {
             return Verdict(
                 figure: figure, best: bestName,
                 text: "\(figure.rawValue): \(bestName) \(figure.superlative): \(Self.describe(best, figure)) vs \(cell(secondName, second))\(missing)")

@@ -45,6 +45,28 @@ import Testing
         #expect(comparison.text.contains("PASSED: all 9 runs"))
     }
 
+    /// Every rival counts, not only the second-best median: a wide range that reaches
+    /// below the leader's top keeps the leader from being named.
+    @Test func aWideRivalBelowTheLeadersTopMeansNoBest() throws {
+        let comparison = SimulationComparison(
+            scenario: "s",
+            variants: [
+                try Self.variant(500, drains: [0.2, 0.9, 1.3]), try Self.variant(200, drains: [0.6, 1.7, 2.7]),
+                try Self.variant(100, drains: [1.4, 1.5, 1.6]),
+            ])
+        let drain = try #require(comparison.verdicts.first { $0.figure == .drainSeconds })
+        #expect(drain.best == nil, "\(drain.text)")
+        let clear = SimulationComparison(
+            scenario: "s",
+            variants: [
+                try Self.variant(500, drains: [0.2, 0.3]), try Self.variant(100, drains: [1.4, 1.6]),
+                try Self.variant(200, drains: [0.6, 2.7]),
+            ])
+        let named = try #require(clear.verdicts.first { $0.figure == .drainSeconds })
+        #expect(named.best == "b500")
+        #expect(named.text.hasSuffix("vs b200 1.65 s [0.6–2.7]"), "the rival reaching lowest: \(named.text)")
+    }
+
     @Test func overlappingRangesAreNoDifference() throws {
         let comparison = SimulationComparison(
             scenario: "s", variants: [try Self.variant(200, drains: [0.7, 1.2]), try Self.variant(500, drains: [1.0, 1.3])])
