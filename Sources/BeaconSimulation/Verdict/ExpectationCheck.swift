@@ -8,19 +8,24 @@ public enum ExpectationCheck {
         destinations: [SimulationDestination] = []
     ) -> [SimulationCheck] {
         var checks: [SimulationCheck] = []
-        if let limit = expect.maxDepth {
-            let depth = totals.maxDepth
+        /// At most `limit` events deep (unknown depth fails).
+        func depth(_ name: String, _ depth: Int?, _ limit: Int?, _ what: String) {
+            guard let limit else { return }
             checks.append(
                 SimulationCheck(
-                    name: "maxDepth", holds: depth.map { $0 <= limit } ?? false,
-                    detail: "deepest queue sampled \(depth.map(SimulationFormat.count) ?? "unknown (the engine never answered)"); expected at most \(SimulationFormat.count(limit))"))
+                    name: name, holds: depth.map { $0 <= limit } ?? false,
+                    detail: "\(what) \(depth.map(SimulationFormat.count) ?? "unknown (the engine never answered)"); expected at most \(SimulationFormat.count(limit))"))
         }
-        if let limit = expect.drainedWithinSeconds {
+        /// Drained within `limit` seconds of the last recovery (never drained fails).
+        func drained(_ name: String, _ seconds: Double?, _ limit: Double?, _ who: String) {
+            guard let limit else { return }
             checks.append(
                 SimulationCheck(
-                    name: "drainedWithinSeconds", holds: drain.seconds.map { $0 <= limit } ?? false,
-                    detail: "\(drain.seconds.map { "drained \(SimulationFormat.decimal($0)) s" } ?? "not drained") after the last recovery; expected within \(SimulationFormat.seconds(limit))"))
+                    name: name, holds: seconds.map { $0 <= limit } ?? false,
+                    detail: "\(who)\(seconds.map { "drained \(SimulationFormat.decimal($0)) s" } ?? "not drained") after the last recovery; expected within \(SimulationFormat.seconds(limit))"))
         }
+        depth("maxDepth", totals.maxDepth, expect.maxDepth, "deepest queue sampled")
+        drained("drainedWithinSeconds", drain.seconds, expect.drainedWithinSeconds, "")
         func exactly(_ name: String, _ actual: Int, _ expected: Int?, _ what: String) {
             guard let expected else { return }
             checks.append(
@@ -58,18 +63,8 @@ public enum ExpectationCheck {
                 checks.append(SimulationCheck(name: "destinations.\(name)", holds: false, detail: "the run has no figures for \(name)"))
                 continue
             }
-            if let limit = expected.maxDepth {
-                checks.append(
-                    SimulationCheck(
-                        name: "destinations.\(name).maxDepth", holds: destination.maxDepth.map { $0 <= limit } ?? false,
-                        detail: "most events pending for \(name) \(destination.maxDepth.map(SimulationFormat.count) ?? "unknown (the engine never answered)"); expected at most \(SimulationFormat.count(limit))"))
-            }
-            if let limit = expected.drainedWithinSeconds {
-                checks.append(
-                    SimulationCheck(
-                        name: "destinations.\(name).drainedWithinSeconds", holds: destination.drainSeconds.map { $0 <= limit } ?? false,
-                        detail: "\(name) \(destination.drainSeconds.map { "drained \(SimulationFormat.decimal($0)) s" } ?? "not drained") after the last recovery; expected within \(SimulationFormat.seconds(limit))"))
-            }
+            depth("destinations.\(name).maxDepth", destination.maxDepth, expected.maxDepth, "most events pending for \(name)")
+            drained("destinations.\(name).drainedWithinSeconds", destination.drainSeconds, expected.drainedWithinSeconds, "\(name) ")
             exactly("destinations.\(name).deadLetters", destination.deadLetters, expected.deadLetters, "dead letters for \(name)")
             exactly("destinations.\(name).delivered", destination.delivered, expected.delivered, "events stored at \(name)")
         }

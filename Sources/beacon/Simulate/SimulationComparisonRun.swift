@@ -65,7 +65,7 @@ struct SimulationComparisonRun {
             compared.append(SimulationComparison.Variant(variant, runs: runs))
         }
         let comparison = SimulationComparison(scenario: scenario.name, variants: compared)
-        let json = try Self.json(comparison)
+        let json = try SimulationDirectory.json(comparison)
         // The comparison first: a file that cannot be written afterwards does not hide it.
         Output.raw(command.json ? json : comparison.text)
         try OutputFile.write(Array(json.utf8), to: "\(directory.path)/comparison.json")
@@ -76,17 +76,5 @@ struct SimulationComparisonRun {
                 "\(command.file): \(failed) of \(variants.count * seeds.count) runs did not hold every check; the files are in \(directory.path)")
         }
         directory.removeIfTemporary()
-    }
-
-    /// The comparison as pretty JSON with sorted keys.
-    static func json(_ comparison: SimulationComparison) throws(CLIError) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        do {
-            return String(decoding: try encoder.encode(comparison), as: UTF8.self)
-        } catch {
-            throw .runtime("cannot encode the comparison: \(error)")
-        }
     }
 }

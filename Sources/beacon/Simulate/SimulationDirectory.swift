@@ -60,8 +60,8 @@ struct SimulationDirectory {
         try OutputFile.write(Array(try json(report).utf8), to: "\(path)/report.json")
     }
 
-    /// The report as pretty JSON with sorted keys.
-    static func json(_ report: SimulationReport) throws(CLIError) -> String {
+    /// A report (or a comparison) as pretty JSON with sorted keys.
+    static func json(_ report: some Encodable) throws(CLIError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
