@@ -19,6 +19,9 @@ public struct SimulationComparison: Sendable, Hashable, Codable {
         case bytesPerEvent
         /// The deepest queue sampled.
         case maxDepth
+        /// Seconds from `track` to the collector's store for 99 in 100 events, at the
+        /// slowest destination.
+        case latencyP99Seconds
 
         /// How the verdict says a variant wins it.
         var superlative: String {
@@ -27,6 +30,7 @@ public struct SimulationComparison: Sendable, Hashable, Codable {
             case .requestsPerEvent: "sends the fewest requests per event"
             case .bytesPerEvent: "sends the fewest bytes per event"
             case .maxDepth: "keeps the shallowest queue"
+            case .latencyP99Seconds: "delivers soonest (p99, track to stored)"
             }
         }
 
@@ -37,6 +41,7 @@ public struct SimulationComparison: Sendable, Hashable, Codable {
             case .requestsPerEvent: Self.short(value) + " req/event"
             case .bytesPerEvent: Self.short(value) + " B/event"
             case .maxDepth: SimulationFormat.amount(value.rounded())
+            case .latencyP99Seconds: Self.short(value) + " s"
             }
         }
 
@@ -86,6 +91,7 @@ public struct SimulationComparison: Sendable, Hashable, Codable {
             ]
             if let drain = report.drain.seconds { figures[.drainSeconds] = drain }
             if let depth = totals.maxDepth { figures[.maxDepth] = Double(depth) }
+            if let slowest = report.destinations.compactMap({ $0.latency?.p99 }).max() { figures[.latencyP99Seconds] = slowest }
             self.figures = figures
             tracked = totals.tracked
             refused = totals.inDoubt
@@ -175,6 +181,9 @@ public struct SimulationComparison: Sendable, Hashable, Codable {
         let known = variants.compactMap { variant in variant.spread(figure).map { (variant.name, $0) } }
         let unknown = variants.filter { $0.spread(figure) == nil }.map(\.name)
         let missing = unknown.isEmpty ? "" : "; unknown for \(unknown.joined(separator: ", ")) (a run without it)"
+        guard !known.isEmpty else {
+            return Verdict(figure: figure, best: nil, text: "\(figure.rawValue): unknown for every variant (no run measured it)")
+        }
         guard known.count >= 2 || (known.count == 1 && !unknown.isEmpty) else {
             return Verdict(figure: figure, best: nil, text: "\(figure.rawValue): one variant, nothing to compare\(missing)")
         }

@@ -12,12 +12,17 @@ public struct SimulationDestination: Sendable, Hashable, Codable {
     /// Seconds from the last recovery until nothing tracked before it was pending for this
     /// destination (`nil`: not drained by the run's end).
     public var drainSeconds: Double?
+    /// Track to stored, over the tracked events its collector stored (`nil`: none).
+    public var latency: SimulationLatency?
 
-    public init(name: String, delivered: Int, deadLetters: Int, maxDepth: Int?, drainSeconds: Double?) {
+    public init(
+        name: String, delivered: Int, deadLetters: Int, maxDepth: Int?, drainSeconds: Double?, latency: SimulationLatency? = nil
+    ) {
         self.name = name
         self.delivered = delivered
         self.deadLetters = deadLetters
         self.maxDepth = maxDepth
         self.drainSeconds = drainSeconds
+        self.latency = latency
     }
 }

@@ -41,8 +41,11 @@ extension SimulationReport {
         lines.append(drained + (drain.emptied ? "; queue empty at the end" : "; events still queued at the end"))
         for destination in destinations {
             let drainedHere = destination.drainSeconds.map { "drained \(SimulationFormat.decimal($0)) s after it" } ?? "NOT drained"
+            let latency = destination.latency.map {
+                "; track to stored p50 \(SimulationFormat.seconds($0.p50)), p90 \(SimulationFormat.seconds($0.p90)), p99 \(SimulationFormat.seconds($0.p99)), max \(SimulationFormat.seconds($0.max))"
+            } ?? ""
             lines.append(
-                "  \(SimulationFormat.clip(destination.name, to: 40)): stored \(SimulationFormat.count(destination.delivered)), dead letters \(SimulationFormat.count(destination.deadLetters)), most pending \(destination.maxDepth.map(SimulationFormat.count) ?? "unknown"), \(drainedHere)")
+                "  \(SimulationFormat.clip(destination.name, to: 40)): stored \(SimulationFormat.count(destination.delivered)), dead letters \(SimulationFormat.count(destination.deadLetters)), most pending \(destination.maxDepth.map(SimulationFormat.count) ?? "unknown"), \(drainedHere)\(latency)")
         }
         lines.append("")
         lines.append("invariants")

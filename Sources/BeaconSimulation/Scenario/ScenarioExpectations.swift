@@ -21,6 +21,9 @@ public struct ScenarioExpectations: Sendable, Hashable {
     public var delivered: Int?
     /// Exactly this many events were posted and not acknowledged (refused by a full queue).
     public var refused: Int?
+    /// At every destination, 99 in 100 events went from `track` to the collector's store
+    /// within this many seconds (more than 0, at most 86,400).
+    public var latencyP99Seconds: Double?
     /// Expectations of single destinations, by collector name.
     public var destinations: [String: ScenarioDestinationExpectations]
 
@@ -28,7 +31,7 @@ public struct ScenarioExpectations: Sendable, Hashable {
     public init(
         maxDepth: Int? = nil, drainedWithinSeconds: Double? = nil, deadLetters: Int? = nil,
         duplicatesStored: Int? = nil, duplicatesSent: Int? = nil, dropped: Int? = nil, delivered: Int? = nil,
-        refused: Int? = nil, destinations: [String: ScenarioDestinationExpectations] = [:]
+        refused: Int? = nil, latencyP99Seconds: Double? = nil, destinations: [String: ScenarioDestinationExpectations] = [:]
     ) {
         self.maxDepth = maxDepth
         self.drainedWithinSeconds = drainedWithinSeconds
@@ -38,6 +41,7 @@ public struct ScenarioExpectations: Sendable, Hashable {
         self.dropped = dropped
         self.delivered = delivered
         self.refused = refused
+        self.latencyP99Seconds = latencyP99Seconds
         self.destinations = destinations
     }
 
@@ -49,7 +53,7 @@ public struct ScenarioExpectations: Sendable, Hashable {
 
     static let keys = [
         "maxDepth", "drainedWithinSeconds", "deadLetters", "duplicatesStored", "duplicatesSent", "dropped", "delivered",
-        "refused", "destinations",
+        "refused", "latencyP99Seconds", "destinations",
     ]
 
     /// Reads the `expect` object; fields in error stay `nil`. `collectors` are the names
@@ -70,6 +74,8 @@ public struct ScenarioExpectations: Sendable, Hashable {
         dropped = decoder.integer(fields, "dropped", range: counts, expected: "a whole number of events")
         delivered = decoder.integer(fields, "delivered", range: counts, expected: "a whole number of events")
         refused = decoder.integer(fields, "refused", range: counts, expected: "a whole number of events")
+        latencyP99Seconds = decoder.double(
+            fields, "latencyP99Seconds", range: .init(lower: 0, lowerOpen: true, upper: 86_400), expected: "a number of seconds")
         if let node = fields["destinations"],
             let named = decoder.object(
                 node, path: fields.path("destinations"), expected: "an object: collector name → expectations",

@@ -24,6 +24,14 @@ public enum ExpectationCheck {
                     name: name, holds: seconds.map { $0 <= limit } ?? false,
                     detail: "\(who)\(seconds.map { "drained \(SimulationFormat.decimal($0)) s" } ?? "not drained") after the last recovery; expected within \(SimulationFormat.seconds(limit))"))
         }
+        /// A latency percentile within `limit` seconds (no events measured fails).
+        func latency(_ name: String, _ value: Double?, _ limit: Double?, _ what: String) {
+            guard let limit else { return }
+            checks.append(
+                SimulationCheck(
+                    name: name, holds: value.map { $0 <= limit } ?? false,
+                    detail: "\(what): \(value.map { SimulationFormat.seconds($0) } ?? "unknown (no tracked event stored)"); expected within \(SimulationFormat.seconds(limit))"))
+        }
         depth("maxDepth", totals.maxDepth, expect.maxDepth, "deepest queue sampled")
         drained("drainedWithinSeconds", drain.seconds, expect.drainedWithinSeconds, "")
         func exactly(_ name: String, _ actual: Int, _ expected: Int?, _ what: String) {
@@ -58,6 +66,13 @@ public enum ExpectationCheck {
             }
         }
         exactly("refused", totals.inDoubt, expect.refused, "events refused (posted, not acknowledged)")
+        if let limit = expect.latencyP99Seconds {
+            for destination in destinations {
+                latency(
+                    "latencyP99Seconds:\(destination.name)", destination.latency?.p99, limit,
+                    "track to stored at \(destination.name), p99")
+            }
+        }
         for (name, expected) in expect.destinations.sorted(by: { $0.key < $1.key }) {
             guard let destination = destinations.first(where: { $0.name == name }) else {
                 checks.append(SimulationCheck(name: "destinations.\(name)", holds: false, detail: "the run has no figures for \(name)"))
@@ -67,6 +82,12 @@ public enum ExpectationCheck {
             drained("destinations.\(name).drainedWithinSeconds", destination.drainSeconds, expected.drainedWithinSeconds, "\(name) ")
             exactly("destinations.\(name).deadLetters", destination.deadLetters, expected.deadLetters, "dead letters for \(name)")
             exactly("destinations.\(name).delivered", destination.delivered, expected.delivered, "events stored at \(name)")
+            latency(
+                "destinations.\(name).latencyP50Seconds", destination.latency?.p50, expected.latencyP50Seconds,
+                "track to stored at \(name), p50")
+            latency(
+                "destinations.\(name).latencyP99Seconds", destination.latency?.p99, expected.latencyP99Seconds,
+                "track to stored at \(name), p99")
         }
         return checks
     }

@@ -76,6 +76,14 @@ import Testing
             // The report's own figures for this destination are the store's.
             let figures = try #require(report.destinations.first { $0.name == collector }, "\(name): no figures for \(collector)")
             #expect(figures.delivered == stored.count && figures.deadLetters == letters.count, "\(name)/\(collector): \(figures)")
+            // Latency: one figure per tracked event the collector stored, in order, within the run.
+            let measured = stored.keys.filter { stores.tracked.contains($0) }.count
+            if measured > 0 {
+                let latency = try #require(figures.latency, "\(name)/\(collector): no latency for \(measured) events")
+                #expect(latency.events == measured, "\(name)/\(collector): \(latency.events) of \(measured) events measured")
+                #expect(0 <= latency.p50 && latency.p50 <= latency.p90 && latency.p90 <= latency.p99 && latency.p99 <= latency.max)
+                #expect(latency.max <= report.seconds + 1, "\(name)/\(collector): an event took longer than the run")
+            }
             if let overall = report.drain.seconds {
                 let own = try #require(figures.drainSeconds, "\(name)/\(collector): drained overall, not on its own")
                 #expect(own <= overall + 1e-9, "\(name)/\(collector): drained after the whole queue")

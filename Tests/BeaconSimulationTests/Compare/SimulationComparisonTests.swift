@@ -40,6 +40,7 @@ import Testing
         #expect(requests.best == "b500", "\(requests.text)")
         let bytes = try #require(comparison.verdicts.first { $0.figure == .bytesPerEvent })
         #expect(bytes.best == nil && bytes.text.contains("no difference beyond the spread"), "\(bytes.text)")
+        #expect(comparison.verdicts.first { $0.figure == .latencyP99Seconds }?.text == "latencyP99Seconds: unknown for every variant (no run measured it)")
         #expect(comparison.passed)
         #expect(comparison.text.contains("b200") && comparison.text.contains("0.8 [0.7–0.9]"), "\(comparison.text)")
         #expect(comparison.text.contains("PASSED: all 9 runs"))

@@ -69,7 +69,7 @@ import Testing
         let error = ScenarioFixtures.error(ScenarioFixtures.Spot.expect.document("speed", "1"))
         #expect(
             error?.message
-                == "unknown field 'speed' in expect; known fields: maxDepth, drainedWithinSeconds, deadLetters, duplicatesStored, duplicatesSent, dropped, delivered, refused, destinations"
+                == "unknown field 'speed' in expect; known fields: maxDepth, drainedWithinSeconds, deadLetters, duplicatesStored, duplicatesSent, dropped, delivered, refused, latencyP99Seconds, destinations"
         )
     }
 

@@ -36,6 +36,32 @@ final class EventFeeder: @unchecked Sendable {
         var poison: Set<String> = []
         /// The first few refusals, in words.
         var refusals: [String] = []
+        /// When the engine acknowledged each run of events, in serial order: a post's
+        /// events have consecutive serials, so one entry per post, not per event.
+        var acknowledgements: [Acknowledgement] = []
+
+        /// When event `serial` was acknowledged (ms since 1970), if it was.
+        func acknowledged(serial: Int) -> Int64? {
+            var low = 0
+            var high = acknowledgements.count
+            while low < high {
+                let middle = (low + high) / 2
+                if acknowledgements[middle].firstSerial + acknowledgements[middle].count <= serial {
+                    low = middle + 1
+                } else {
+                    high = middle
+                }
+            }
+            guard low < acknowledgements.count, acknowledgements[low].firstSerial <= serial else { return nil }
+            return acknowledgements[low].atMilliseconds
+        }
+    }
+
+    /// Events `firstSerial ..< firstSerial + count`, acknowledged at `atMilliseconds`.
+    struct Acknowledgement: Sendable, Hashable {
+        var firstSerial: Int
+        var count: Int
+        var atMilliseconds: Int64
     }
 
     /// Events per request at most.
@@ -249,7 +275,11 @@ final class EventFeeder: @unchecked Sendable {
 
     /// Enters the events in the ledger: tracked when answered 200, else in doubt.
     private func record(_ due: [(serial: Int, step: Int, stepName: String, poison: Bool)], _ outcome: Refusal?) {
+        let now = Timestamp.now().millisecondsSince1970
         condition.withLock {
+            if outcome == nil, let first = due.first {
+                ledger.acknowledgements.append(Acknowledgement(firstSerial: first.serial, count: due.count, atMilliseconds: now))
+            }
             for event in due {
                 let id = events.messageId(event.serial)
                 if outcome == nil {

@@ -19,6 +19,13 @@ struct SimulatedEvents: Sendable {
         "sim-\(String(seed, radix: 16))-\(serial)"
     }
 
+    /// The serial of a `messageId` this run made (`nil` for any other).
+    func serial(of messageId: String) -> Int? {
+        let prefix = "sim-\(String(seed, radix: 16))-"
+        guard messageId.hasPrefix(prefix) else { return nil }
+        return Int(messageId.dropFirst(prefix.count))
+    }
+
     /// Event `serial` of step `stepName`, as the JSON the engine's ingest takes.
     func event(_ serial: Int, step: Int, stepName: String, poison: Bool) -> JSONValue {
         var draws = SeededGenerator(seed: seed ^ (UInt64(truncatingIfNeeded: serial) &* 0x9E37_79B9_7F4A_7C15))

@@ -4,7 +4,7 @@ extension SimulationRunner {
     /// The report of a finished run: the recorder's steps and timeline, the evidence's
     /// totals, every invariant and the scenario's expectations.
     func report(
-        recorder: SimulationRecorder, evidence: SimulationEvidence, collectors: SimulatedCollectors, seconds: Double,
+        recorder: SimulationRecorder, evidence: SimulationEvidence, latencies: [String: SimulationLatency], seconds: Double,
         emptied: Bool, restarts: Int
     ) -> SimulationReport {
         let engine = recorder.engineCounts
@@ -33,7 +33,8 @@ extension SimulationRunner {
             SimulationDestination(
                 name: destination.name, delivered: destination.stored.count, deadLetters: destination.deadLettered.count,
                 maxDepth: recorder.destinationMaxDepth[destination.name],
-                drainSeconds: final?.destinationsDrainedAfter[destination.name] ?? final?.drainedAfter)
+                drainSeconds: final?.destinationsDrainedAfter[destination.name] ?? final?.drainedAfter,
+                latency: latencies[destination.name])
         }
         let timeline = SimulationTimeline(
             samples: recorder.samples,

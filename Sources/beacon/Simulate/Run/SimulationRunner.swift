@@ -40,7 +40,8 @@ struct SimulationRunner {
         let engine = SimulatedEngine(
             arguments: agentArguments(ports: ports), store: storePath, logPath: "\(directory)/engine.log",
             interrupt: interrupt)
-        let feeder = EventFeeder(events: SimulatedEvents(seed: scenario.seed))
+        let simulated = SimulatedEvents(seed: scenario.seed)
+        let feeder = EventFeeder(events: simulated)
         let clock = ContinuousClock()
         let started = clock.now
         func elapsed() -> Double { (clock.now - started).inSeconds }
@@ -69,8 +70,9 @@ struct SimulationRunner {
 
         let evidence = try await SimulationEvidence.gather(
             ledger: ledger, collectors: collectors, store: storePath)
+        let latencies = try SimulationLatencies.measure(collectors: collectors, ledger: ledger, events: simulated)
         return report(
-            recorder: recorder, evidence: evidence, collectors: collectors, seconds: seconds, emptied: emptied,
+            recorder: recorder, evidence: evidence, latencies: latencies, seconds: seconds, emptied: emptied,
             restarts: await engine.generation - 1)
     }
 
