@@ -23,7 +23,10 @@ enum SimulationLatencies {
                     guard ledger.tracked.contains(id), let serial = events.serial(of: id),
                         let acknowledged = ledger.acknowledged(serial: serial)
                     else { continue }
-                    seconds.append(Double(arrived - acknowledged) / 1_000)
+                    // A row read back from a store: a corrupt time is skipped, never a trap.
+                    let (difference, overflow) = arrived.subtractingReportingOverflow(acknowledged)
+                    guard !overflow else { continue }
+                    seconds.append(Double(difference) / 1_000)
                 }
             }
             try store.close()
