@@ -57,6 +57,9 @@ import Testing
         (["--repeat", "0"], "--repeat must be 1...20"),
         (["--repeat", "21"], "--repeat must be 1...20"),
         (["--repeat", "2", "--chart", "/tmp/x.svg"], "--chart draws one run"),
+        (["--junit", "/nonexistent-folder/simulate.xml"], "--junit /nonexistent-folder/simulate.xml: the folder /nonexistent-folder does not exist"),
+        (["--junit", "/tmp/"], "names a folder"),
+        (["--set", "engine.policy=\u{0}"], "--set engine.policy="),
     ])
     func badComparisonFlagsExitTwo(flags: [String], words: String) async throws {
         let result = try await BeaconProcess.run(
