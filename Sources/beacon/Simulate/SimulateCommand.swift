@@ -28,10 +28,11 @@ struct SimulateCommand: AsyncParsableCommand {
             Same seed, same events and the same fault draws: counts that timing does not decide \
             repeat from run to run. To compare engine settings, give the scenario a \
             "matrix" (FORMAT.md) or --set, and --repeat N: every variant runs N times on the \
-            same seeds, and a table compares them (drain, requests and bytes per event, max \
-            depth), medians with their range, naming the best variant of each figure when the \
-            ranges do not overlap; each run's files and chart are in DIR/variant-V-run-R, the \
-            comparison in DIR/comparison.json.
+            same seeds, and a table compares them (drain, p99 latency from track to stored, \
+            requests and bytes per event, max depth), medians with their range, naming the best \
+            variant of each figure when its range is below every other's; each run's files and \
+            chart are in DIR/variant-V-run-R, the comparison in DIR/comparison.json. The report \
+            has a line per destination: stored, dead letters, most pending, drain and latency.
             """)
 
     @Argument(help: "The scenario file (JSON).")
