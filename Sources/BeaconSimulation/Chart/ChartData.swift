@@ -7,6 +7,8 @@ struct ChartData {
         var depth: Int?
         var tracked: Double?
         var delivered: Double?
+        /// Events pending per destination, by index into ``ChartData/destinations``.
+        var destinations: [Int: Int] = [:]
     }
 
     /// The largest value drawn; larger ones (Int.max depths, absurd rates) are clamped to it.
@@ -23,6 +25,12 @@ struct ChartData {
     var maxDepth: Int?
     /// The largest tracked or delivered rate (0 when there is none).
     var maxRate: Double
+    /// The destinations drawn as lines of their own, by name (at most
+    /// ``maxDestinationLines``); empty when the samples know fewer than two.
+    var destinations: [String]
+
+    /// The most destination lines a chart draws.
+    static let maxDestinationLines = 8
 
     init(_ timeline: SimulationTimeline) {
         var indexed: [(index: Int, time: Double)] = []
@@ -30,10 +38,18 @@ struct ChartData {
             if let time = Self.time(sample.time) { indexed.append((index, time)) }
         }
         indexed.sort { $0.time != $1.time ? $0.time < $1.time : $0.index < $1.index }
+        let names = Set(timeline.samples.flatMap { $0.destinations.map { Array($0.keys) } ?? [] }).sorted()
+        let destinations = names.count >= 2 ? Array(names.prefix(Self.maxDestinationLines)) : []
+        self.destinations = destinations
+        let slot = Dictionary(uniqueKeysWithValues: destinations.enumerated().map { ($1, $0) })
         points = indexed.map { index, time in
             let sample = timeline.samples[index]
-            return Point(time: time, depth: sample.depth.map { Swift.max(0, $0) },
-                         tracked: Self.rate(sample.trackedPerSecond), delivered: Self.rate(sample.deliveredPerSecond))
+            var point = Point(time: time, depth: sample.depth.map { Swift.max(0, $0) },
+                              tracked: Self.rate(sample.trackedPerSecond), delivered: Self.rate(sample.deliveredPerSecond))
+            for (name, pending) in sample.destinations ?? [:] {
+                if let index = slot[name] { point.destinations[index] = Swift.max(0, pending) }
+            }
+            return point
         }
         marks = timeline.marks.compactMap { mark in
             Self.time(mark.time).map { SimulationTimeline.Mark(time: $0, label: mark.label) }
@@ -50,7 +66,8 @@ struct ChartData {
             clean.end = Swift.max(start, end)
             return clean
         }
-        maxDepth = points.compactMap(\.depth).max()
+        // A destination's line is on the depth axis: the axis reaches the deepest of them too.
+        maxDepth = (points.compactMap(\.depth) + points.flatMap(\.destinations.values)).max()
         maxRate = points.flatMap { [$0.tracked ?? 0, $0.delivered ?? 0] }.max() ?? 0
     }
 

@@ -4,6 +4,10 @@ extension SVGChartRenderer {
     static let trackedColor = "#f58518"
     static let deliveredColor = "#54a24b"
     static let markColor = "#b22222"
+    /// The colors of the destinations' lines, in name order.
+    static let destinationColors = ["#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#393b79", "#ad494a"]
+
+    static func destinationColor(_ index: Int) -> String { destinationColors[index % destinationColors.count] }
 
     /// The band color of a condition; healthy steps get no band.
     static func fill(_ condition: SimulationTimeline.Condition) -> String? {
@@ -59,6 +63,11 @@ extension SVGChartRenderer {
             ({ line($0, $1 - 4, $0 + 18, $1 - 4, Self.trackedColor, #" stroke-width="1.5""#) }, "tracked/s"),
             ({ line($0, $1 - 4, $0 + 18, $1 - 4, Self.deliveredColor, #" stroke-width="3""#) }, "delivered/s"),
         ]
+        for (index, name) in data.destinations.enumerated() {
+            let color = Self.destinationColor(index)
+            items.append(({ line($0, $1 - 4, $0 + 18, $1 - 4, color, #" stroke-width="1.5" stroke-dasharray="6 2""#) },
+                          "pending " + ChartText.truncated(ChartText.xmlSafe(name), to: 16, ellipsis: "…")))
+        }
         if !data.marks.isEmpty {
             items.append(({ line($0 + 9, $1 - 10, $0 + 9, $1 + 1, Self.markColor, #" stroke-dasharray="4 3""#) }, "mark"))
         }

@@ -36,6 +36,7 @@ struct SVGChartRenderer {
             line(left, y(depth: $0, depthTicks), right, y(depth: $0, depthTicks), "#000000", #" stroke-opacity="0.1""#)
         }
         out += depthArea(depthTicks)
+        out += destinationLines(depthTicks)
         // Delivered under tracked, wider, so both show where they are equal.
         out += rateLine(\.delivered, color: Self.deliveredColor, width: 3, rateTicks)
         out += rateLine(\.tracked, color: Self.trackedColor, width: 1.5, rateTicks)
@@ -62,6 +63,18 @@ struct SVGChartRenderer {
             return #"<path d="M\#(n(first.0)),\#(n(bottom)) L\#(outline.replacingSpaces()) L\#(n(last.0)),\#(n(bottom)) Z" "#
                 + #"fill="\#(Self.depthColor)" fill-opacity="0.3" stroke="none"/>"# + "\n"
                 + #"<polyline points="\#(outline)" fill="none" stroke="\#(Self.depthColor)" stroke-width="1.5"/>"#
+        }
+    }
+
+    /// A dashed line per destination: the events pending for it, on the depth axis.
+    private func destinationLines(_ ticks: ChartTicks) -> [String] {
+        data.destinations.indices.flatMap { index -> [String] in
+            let color = Self.destinationColor(index)
+            return data.runs(columns: columns) { $0.destinations[index].map(ChartData.value) }.map { run in
+                guard run.count > 1 else { return circle(x(time: run[0].time), y(depth: run[0].value, ticks), color: color) }
+                let outline = run.map { "\(n(x(time: $0.time))),\(n(y(depth: $0.value, ticks)))" }.joined(separator: " ")
+                return #"<polyline points="\#(outline)" fill="none" stroke="\#(color)" stroke-width="1.5" stroke-dasharray="6 2"/>"#
+            }
         }
     }
 

@@ -39,13 +39,19 @@ extension SimulationTimeline {
         public var trackedPerSecond: Double
         /// Events newly stored at the collectors per second over the last interval.
         public var deliveredPerSecond: Double
+        /// Events pending for each destination, by name; `nil` when unknown (the engine did
+        /// not answer). Drawn as a line per destination when there are two or more.
+        public var destinations: [String: Int]?
 
         /// A sample at `time` seconds since the run started.
-        public init(time: Double, depth: Int?, trackedPerSecond: Double, deliveredPerSecond: Double) {
+        public init(
+            time: Double, depth: Int?, trackedPerSecond: Double, deliveredPerSecond: Double, destinations: [String: Int]? = nil
+        ) {
             self.time = time
             self.depth = depth
             self.trackedPerSecond = trackedPerSecond
             self.deliveredPerSecond = deliveredPerSecond
+            self.destinations = destinations
         }
     }
 }

@@ -46,13 +46,16 @@ struct TerminalChartRenderer {
     let glyphs: Glyphs
 
     func render() -> [String] {
-        let rows = height - 3
+        // A line of its own names the destinations' digits, when they are drawn.
+        let destinationLegend = data.destinations.isEmpty || height < 8 ? nil : destinationsLegend()
+        let rows = height - 3 - (destinationLegend == nil ? 0 : 1)
         let ticks = ChartTicks.values(upTo: data.maxDepth.map(ChartData.value) ?? 0, count: max(1, rows / 3), integral: true)
         let labels = tickLabels(ticks, rows: rows)
         let labelWidth = max(1, labels.values.map(\.count).max() ?? 1)
         let columns = width - labelWidth - 2
         let depths = depthColumns(columns)
-        let grid = plot(depths, ticks: ticks, rows: rows, columns: columns)
+        var grid = plot(depths, ticks: ticks, rows: rows, columns: columns)
+        if destinationLegend != nil { drawDestinations(on: &grid, ticks: ticks, rows: rows, columns: columns) }
         var lines = (0..<rows).reversed().map { row in
             pad(labels[row] ?? "", to: labelWidth, leading: true) + " " + String(labels[row] == nil ? glyphs.axis : glyphs.axisTick)
                 + String(grid[row])
@@ -61,6 +64,7 @@ struct TerminalChartRenderer {
         lines.append(String(repeating: " ", count: labelWidth + 1) + String(glyphs.corner) + axisLine(timeTicks, columns: columns))
         lines.append(String(repeating: " ", count: labelWidth + 2) + timeLabels(timeTicks, columns: columns))
         lines.append(legend(hasUnknown: depths.contains(.unknown)))
+        if let destinationLegend { lines.append(destinationLegend) }
         return lines.map(fit)
     }
 
@@ -122,6 +126,36 @@ struct TerminalChartRenderer {
             grid[rows / 2].replaceSubrange(start..<min(columns, start + note.count), with: note.prefix(columns - start))
         }
         return grid
+    }
+
+    /// Each destination's pending events as its digit (1, 2, …) over the bars, on the row of
+    /// the deepest sample in the column; none where it had nothing pending.
+    func drawDestinations(on grid: inout [[Character]], ticks: ChartTicks, rows: Int, columns: Int) {
+        for index in data.destinations.indices {
+            var deepest = [Int?](repeating: nil, count: columns)
+            for point in data.points {
+                guard let pending = point.destinations[index] else { continue }
+                let column = data.column(of: point.time, columns: columns)
+                deepest[column] = max(deepest[column] ?? 0, pending)
+            }
+            let digit = Self.destinationDigit(index)
+            for column in 0..<columns {
+                guard let pending = deepest[column], pending > 0 else { continue }
+                let row = (barEighths(pending, ticks: ticks, rows: rows) + 7) / 8 - 1
+                grid[min(max(row, 0), rows - 1)][column] = digit
+            }
+        }
+    }
+
+    /// `1 main  2 backup  3 warehouse`: which digit draws which destination's pending events.
+    func destinationsLegend() -> String {
+        let entries = data.destinations.enumerated().map { index, name in "\(Self.destinationDigit(index)) \(self.name(name))" }
+        return listing(["pending:"] + entries, room: width)
+    }
+
+    /// The digit a destination's line is drawn with: 1…8.
+    static func destinationDigit(_ index: Int) -> Character {
+        Character(String(index % 9 + 1))
     }
 
     /// Bar height in eighths of a row; any depth above zero shows at least one eighth.

@@ -36,6 +36,29 @@ enum ChartFixtures {
         )
     }
 
+    /// Three destinations after 10 s offline: `api` drains at once, `backup` in 5 s,
+    /// `<warehouse & co>` (a name to escape) holds its backlog 15 s; the engine does not
+    /// answer one sample (destinations unknown), and one sample names a destination that
+    /// appears only there and says -5 (drawn as 0).
+    static func destinations() -> SimulationTimeline {
+        var samples: [SimulationTimeline.Sample] = []
+        for tick in 0...60 {
+            let time = Double(tick) / 2
+            let backlog = time < 10 ? Int(time * 100) : 1_000  // checked: time ≤ 30
+            let api = time < 10 ? backlog : 0
+            let backup = time < 10 ? backlog : max(0, 1_000 - Int((time - 10) * 200))  // checked: small
+            let warehouse = time < 10 ? backlog : max(0, 1_000 - Int((time - 10) * 66))  // checked: small
+            var pending = ["api": api, "backup": backup, "<warehouse & co>": warehouse]
+            if tick == 30 { pending["late"] = -5 }
+            samples.append(
+                .init(time: time, depth: max(api, backup, warehouse), trackedPerSecond: 100, deliveredPerSecond: 100,
+                      destinations: tick == 40 ? nil : pending))
+        }
+        return SimulationTimeline(
+            samples: samples,
+            steps: [.init(name: "offline", start: 0, end: 10, condition: .offline), .init(name: "back", start: 10, end: 30, condition: .healthy)])
+    }
+
     /// A collector failing 30 % of requests for three minutes, then healthy again.
     static func flakyCollector() -> SimulationTimeline {
         var samples: [SimulationTimeline.Sample] = []

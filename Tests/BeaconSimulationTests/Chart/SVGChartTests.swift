@@ -99,4 +99,18 @@ import Testing
             }
         }
     }
+
+    /// A dashed line per destination on the depth axis, its name (escaped) in the legend;
+    /// a sample without destinations breaks the lines instead of dropping them to zero.
+    @Test func eachDestinationIsADashedLineNamedInTheLegend() {
+        let svg = SimulationChart.svg(ChartFixtures.destinations(), title: "destinations", width: 1_400, height: 400)
+        for name in ["pending api", "pending backup", "pending &lt;warehouse &amp; co&gt;", "pending late"] {
+            #expect(svg.contains(">\(name)</text>"), "\(name)")
+        }
+        let dashed = svg.components(separatedBy: "\n").filter { $0.hasPrefix("<polyline") && $0.contains(#"stroke-dasharray="6 2""#) }
+        #expect(dashed.count == 6, "three destinations, each broken once by the unknown sample: \(dashed.count)")
+        #expect(!svg.contains("warehouse & co"), "escaped")
+        let plain = SimulationChart.svg(ChartFixtures.offlineBurst(), title: "one")
+        #expect(!plain.contains("stroke-dasharray=\"6 2\""), "no destinations: no lines")
+    }
 }

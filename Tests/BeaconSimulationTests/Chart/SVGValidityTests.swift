@@ -17,6 +17,7 @@ import Testing
         ("one", SimulationChart.svg(ChartFixtures.oneSample(), title: "one", width: 1, height: 1)),
         ("unknown", SimulationChart.svg(ChartFixtures.allUnknown(), title: "unknown")),
         ("zero", SimulationChart.svg(ChartFixtures.zeroDuration(), title: "zero")),
+        ("destinations", SimulationChart.svg(ChartFixtures.destinations(), title: "destinations")),
     ]
 
     @Test(arguments: documents.map(\.name))

@@ -7,7 +7,28 @@ import Testing
     static let timelines: [SimulationTimeline] = [
         ChartFixtures.offlineBurst(), ChartFixtures.flakyCollector(), ChartFixtures.killRestart(),
         ChartFixtures.empty(), ChartFixtures.hostile(), ChartFixtures.oneSample(), ChartFixtures.allUnknown(),
+        ChartFixtures.destinations(),
     ]
+
+    /// Two or more destinations: each its digit over the bars where it has events pending,
+    /// named on a legend line of its own; one destination (the total) draws none.
+    @Test func eachDestinationIsADigitOverTheBarsAndNamedInTheLegend() {
+        let lines = SimulationChart.terminal(ChartFixtures.destinations(), width: 78, height: 14, unicode: true)
+        #expect(lines.count == 14 && lines.allSatisfy { $0.count == 78 })
+        let legend = lines[13]
+        #expect(legend.hasPrefix("pending:  1 <warehouse & co>  2 api  3 backup  4 late"), "\(legend)")
+        // The plot right of the y-axis (its labels have digits of their own).
+        let columns = lines[0..<10].map { Array($0.drop { $0 != "│" && $0 != "┤" }.dropFirst()) }
+        let plot = columns.map { String($0) }.joined(separator: "\n")
+        // The warehouse's backlog outlasts the others: its digit is drawn right of every 3.
+        func lastColumn(of digit: Character) -> Int { columns.compactMap { $0.lastIndex(of: digit) }.max() ?? -1 }
+        #expect(lastColumn(of: "1") > lastColumn(of: "3") && lastColumn(of: "3") > lastColumn(of: "2"), "\(plot)")
+        #expect(!plot.contains("4"), "a destination with nothing pending (-5 drawn as 0) draws nothing")
+        var single = ChartFixtures.destinations()
+        for index in single.samples.indices { single.samples[index].destinations = ["main": 3] }
+        let one = SimulationChart.terminal(single, width: 78, height: 14, unicode: true)
+        #expect(!one.joined().contains("pending:"), "one destination is the total: no line of its own")
+    }
 
     @Test(arguments: [(40, 6), (78, 14), (41, 7), (100, 20), (400, 100), (133, 37)])
     func everyLineHasExactlyWidthCharacters(_ width: Int, _ height: Int) {

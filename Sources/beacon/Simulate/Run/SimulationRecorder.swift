@@ -137,9 +137,13 @@ struct SimulationRecorder {
             tracked = Double(observation.tracked - last.tracked) / seconds
             delivered = Double(observation.stored - last.stored) / seconds
         }
+        let pending = observation.status.map { status in
+            Dictionary(status.destinations.map { ($0.name, $0.pending) }, uniquingKeysWith: max)
+        }
         samples.append(
             SimulationTimeline.Sample(
-                time: observation.time, depth: depth, trackedPerSecond: tracked, deliveredPerSecond: delivered))
+                time: observation.time, depth: depth, trackedPerSecond: tracked, deliveredPerSecond: delivered,
+                destinations: pending))
         if let depth { maxDepth = max(maxDepth ?? 0, depth) }
         if let index = steps.indices.last {
             if let depth { steps[index].maxDepth = max(steps[index].maxDepth ?? 0, depth) }
