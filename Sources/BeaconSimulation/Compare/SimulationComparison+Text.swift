@@ -3,7 +3,7 @@ extension SimulationComparison {
     /// several runs, its range), the verdicts, then which runs failed.
     public var text: String {
         var lines = ["\(scenario): \(variants.count) variants × \(variants.map(\.runs.count).max() ?? 0) runs", ""]
-        var rows = [["variant", "passed", "drain s", "p99 s", "req/event", "B/event", "max depth", "dead", "retries"]]
+        var rows = [["variant", "passed", "drain s", "drain ev/s", "p99 s", "req/event", "B/event", "max depth", "dead", "retries"]]
         for variant in variants {
             func cell(_ figure: Figure) -> String {
                 guard let spread = variant.spread(figure) else { return "?" }
@@ -14,7 +14,7 @@ extension SimulationComparison {
             let retries = variant.runs.map(\.retries)
             rows.append([
                 SimulationFormat.clip(variant.name, to: 28), "\(variant.runs.filter(\.passed).count)/\(variant.runs.count)",
-                cell(.drainSeconds), cell(.latencyP99Seconds), cell(.requestsPerEvent), cell(.bytesPerEvent), cell(.maxDepth),
+                cell(.drainSeconds), cell(.deliveredPerSecond), cell(.latencyP99Seconds), cell(.requestsPerEvent), cell(.bytesPerEvent), cell(.maxDepth),
                 Self.range(dead), Self.range(retries),
             ])
         }

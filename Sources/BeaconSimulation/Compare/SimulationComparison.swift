@@ -9,10 +9,13 @@ import Foundation
 /// print(comparison.text)   // the table, then one verdict per figure
 /// ```
 public struct SimulationComparison: Sendable, Hashable, Codable {
-    /// The figures compared, each lower-is-better.
+    /// The figures compared; each is lower-is-better but ``deliveredPerSecond``.
     public enum Figure: String, Sendable, Hashable, Codable, CodingKeyRepresentable, CaseIterable {
         /// Seconds from the last recovery until every event tracked before it had left the queue.
         case drainSeconds
+        /// Events stored at the collectors per second while the queue drained: those stored
+        /// from the last recovery until it had drained, over the drain's seconds (higher is better).
+        case deliveredPerSecond
         /// Requests sent per event tracked.
         case requestsPerEvent
         /// Bytes sent per event tracked.
@@ -27,6 +30,7 @@ public struct SimulationComparison: Sendable, Hashable, Codable {
         var superlative: String {
             switch self {
             case .drainSeconds: "drains fastest"
+            case .deliveredPerSecond: "delivers the most events per second while draining"
             case .requestsPerEvent: "sends the fewest requests per event"
             case .bytesPerEvent: "sends the fewest bytes per event"
             case .maxDepth: "keeps the shallowest queue"
@@ -38,12 +42,16 @@ public struct SimulationComparison: Sendable, Hashable, Codable {
         func format(_ value: Double) -> String {
             switch self {
             case .drainSeconds: Self.short(value) + " s"
+            case .deliveredPerSecond: Self.short(value) + " events/s"
             case .requestsPerEvent: Self.short(value) + " req/event"
             case .bytesPerEvent: Self.short(value) + " B/event"
             case .maxDepth: SimulationFormat.amount(value.rounded())
             case .latencyP99Seconds: Self.short(value) + " s"
             }
         }
+
+        /// Whether a higher value is the better one.
+        public var higherIsBetter: Bool { self == .deliveredPerSecond }
 
         /// Three significant digits or so: 0.0213, 2.33, 412.
         static func short(_ value: Double) -> String {
@@ -89,7 +97,12 @@ public struct SimulationComparison: Sendable, Hashable, Codable {
             var figures: [Figure: Double] = [
                 .requestsPerEvent: Double(totals.requests) / events, .bytesPerEvent: Double(totals.bytesSent) / events,
             ]
-            if let drain = report.drain.seconds { figures[.drainSeconds] = drain }
+            if let drain = report.drain.seconds {
+                figures[.drainSeconds] = drain
+                if let rate = Self.deliveredPerSecond(report.timeline, from: report.drain.recoveredAt, for: drain) {
+                    figures[.deliveredPerSecond] = rate
+                }
+            }
             if let depth = totals.maxDepth { figures[.maxDepth] = Double(depth) }
             if let slowest = report.destinations.compactMap({ $0.latency?.p99 }).max() { figures[.latencyP99Seconds] = slowest }
             self.figures = figures
@@ -98,6 +111,24 @@ public struct SimulationComparison: Sendable, Hashable, Codable {
             deadLetters = totals.deadLetters
             retries = totals.retries
             delivered = totals.delivered
+        }
+
+        /// Events stored per second over `seconds` from `start`: each sample's delivered rate
+        /// times the part of its interval inside the window, over the window; `nil` for an
+        /// empty window or no sample in it.
+        public static func deliveredPerSecond(_ timeline: SimulationTimeline, from start: Double, for seconds: Double) -> Double? {
+            guard start.isFinite, seconds.isFinite, seconds > 0 else { return nil }
+            let end = start + seconds
+            let samples = timeline.samples.filter { $0.time.isFinite && $0.deliveredPerSecond.isFinite }.sorted { $0.time < $1.time }
+            var stored = 0.0
+            var covered = 0.0
+            for (previous, sample) in zip(samples, samples.dropFirst()) {
+                let low = max(previous.time, start), high = min(sample.time, end)
+                guard high > low else { continue }
+                stored += max(0, sample.deliveredPerSecond) * (high - low)
+                covered += high - low
+            }
+            return covered > 0 ? stored / seconds : nil
         }
     }
 
@@ -187,22 +218,30 @@ public struct SimulationComparison: Sendable, Hashable, Codable {
         guard known.count >= 2 || (known.count == 1 && !unknown.isEmpty) else {
             return Verdict(figure: figure, best: nil, text: "\(figure.rawValue): one variant, nothing to compare\(missing)")
         }
-        let ranked = known.sorted { $0.1.median < $1.1.median }
+        // Ranked and compared as "lower is better": a higher-is-better figure is negated here
+        // and described with its own values.
+        func oriented(_ spread: Spread) -> (median: Double, low: Double, high: Double) {
+            figure.higherIsBetter ? (-spread.median, -spread.high, -spread.low) : (spread.median, spread.low, spread.high)
+        }
+        let ranked = known.sorted { oriented($0.1).median < oriented($1.1).median }
         let (bestName, best) = ranked[0]
+        let bestHigh = oriented(best).high
         func cell(_ name: String, _ spread: Spread) -> String { "\(name) \(Self.describe(spread, figure))" }
         guard ranked.count >= 2 else {
             return Verdict(figure: figure, best: bestName, text: "\(figure.rawValue): \(bestName) \(figure.superlative): \(Self.describe(best, figure))\(missing)")
         }
-        // The nearest rival is the one whose range reaches lowest, not the second median.
+        // The nearest rival is the one whose range reaches nearest, not the second median.
         let rivals = ranked.dropFirst()
-        if rivals.allSatisfy({ best.high < $0.1.low }), let (secondName, second) = rivals.min(by: { $0.1.low < $1.1.low }) {
+        if rivals.allSatisfy({ bestHigh < oriented($0.1).low }),
+            let (secondName, second) = rivals.min(by: { oriented($0.1).low < oriented($1.1).low })
+        {
             return Verdict(
                 figure: figure, best: bestName,
                 text: "\(figure.rawValue): \(bestName) \(figure.superlative): \(Self.describe(best, figure)) vs \(cell(secondName, second))\(missing)")
         }
-        let tied = ranked.filter { $0.1.low <= best.high }.map { cell($0.0, $0.1) }
+        let tied = ranked.filter { oriented($0.1).low <= bestHigh }.map { cell($0.0, $0.1) }
         // What the user can still act on: the variants behind the leaders beyond the spread.
-        let behind = ranked.filter { $0.1.low > best.high }.map { cell($0.0, $0.1) }
+        let behind = ranked.filter { oriented($0.1).low > bestHigh }.map { cell($0.0, $0.1) }
         let worse = behind.isEmpty ? "" : "; behind them beyond the spread: \(behind.joined(separator: ", "))"
         return Verdict(
             figure: figure, best: nil,

@@ -111,3 +111,68 @@ import Testing
         #expect(variant.varied == ["batchSize=500"])
     }
 }
+
+/// `deliveredPerSecond`: the one figure where higher is better, measured over the drain's
+/// own window of the timeline (the samples' delivered rates times the time each covers).
+@Suite struct SimulationComparisonDeliveredRateTests {
+    /// A run that recovered at 5 s and drained in `drain` seconds, the collectors storing
+    /// `rate` events a second from 5 s on (and 9,999 a second before: outside the window).
+    static func run(_ rate: Double, drain: Double = 2, seed: UInt64) -> SimulationComparison.Run {
+        var report = SimulationComparisonTests.report(drain: drain, requests: 10)
+        let times = stride(from: 4.0, through: 5.0 + drain + 1, by: 0.1).map { ($0 * 10).rounded() / 10 }
+        report.timeline.samples = times.map { time in
+            .init(time: time, depth: 0, trackedPerSecond: 0, deliveredPerSecond: time <= 5.0 ? 9_999 : rate)
+        }
+        return SimulationComparison.Run(seed: seed, report: report, directory: "/tmp/r")
+    }
+
+    static func variant(_ batch: Int, rates: [Double]) throws -> SimulationComparison.Variant {
+        let setting = try ScenarioEngineSetting.parse(assignment: "engine.batchSize=\(batch)")
+        var engine = ScenarioEngine()
+        setting.apply(to: &engine)
+        return SimulationComparison.Variant(
+            ScenarioVariant(settings: [setting], engine: engine),
+            runs: rates.enumerated().map { Self.run($1, seed: UInt64($0)) })
+    }
+
+    @Test func theRateIsTheDrainWindowsOwn() throws {
+        let run = Self.run(1_250, seed: 1)
+        let measured = try #require(run.figures[.deliveredPerSecond])
+        #expect(abs(measured - 1_250) < 1e-6, "\(measured)")
+        // No drain, no rate: unknown, not zero.
+        let undrained = SimulationComparison.Run(
+            seed: 1, report: SimulationComparisonTests.report(drain: nil, requests: 10), directory: "/tmp/r")
+        #expect(undrained.figures[.deliveredPerSecond] == nil)
+        // Hostile timelines: no sample in the window, or rates that are not numbers.
+        var timeline = SimulationTimeline(samples: [.init(time: .nan, depth: nil, trackedPerSecond: .infinity, deliveredPerSecond: .nan)])
+        #expect(SimulationComparison.Run.deliveredPerSecond(timeline, from: 5, for: 2) == nil)
+        timeline.samples = [.init(time: 0, depth: 0, trackedPerSecond: 0, deliveredPerSecond: 1e300), .init(time: 1, depth: 0, trackedPerSecond: 0, deliveredPerSecond: 1e300)]
+        #expect(SimulationComparison.Run.deliveredPerSecond(timeline, from: 5, for: 2) == nil)
+        #expect(SimulationComparison.Run.deliveredPerSecond(timeline, from: 0, for: .infinity) == nil)
+        #expect(SimulationComparison.Run.deliveredPerSecond(timeline, from: 0, for: -1) == nil)
+    }
+
+    @Test func theHighestRateWinsWhenItsRangeIsAboveEveryOther() throws {
+        let comparison = SimulationComparison(
+            scenario: "s",
+            variants: [
+                try Self.variant(50, rates: [400, 450, 420]), try Self.variant(500, rates: [1_000, 1_100, 1_050]),
+                try Self.variant(200, rates: [700, 990, 800]),
+            ])
+        let verdict = try #require(comparison.verdicts.first { $0.figure == .deliveredPerSecond })
+        #expect(verdict.best == "b500", "\(verdict.text)")
+        #expect(
+            verdict.text == "deliveredPerSecond: b500 delivers the most events per second while draining: 1050 events/s [1000–1100] vs b200 800 events/s [700–990]",
+            "\(verdict.text)")
+        #expect(comparison.text.contains("drain ev/s"))
+        // A rival reaching into the leader's range: no best, and the variant behind both named.
+        let close = SimulationComparison(
+            scenario: "s",
+            variants: [try Self.variant(500, rates: [1_000, 1_100, 1_050]), try Self.variant(200, rates: [700, 1_020, 800]),
+                       try Self.variant(50, rates: [400, 450, 420])])
+        let tie = try #require(close.verdicts.first { $0.figure == .deliveredPerSecond })
+        #expect(tie.best == nil, "\(tie.text)")
+        #expect(tie.text.contains("no difference beyond the spread between b500") && tie.text.hasSuffix("behind them beyond the spread: b50 420 events/s [400–450]"),
+                "\(tie.text)")
+    }
+}
