@@ -23,6 +23,9 @@ extension SimulationReport {
         for step in steps where !step.actions.isEmpty {
             lines.append("  \(SimulationFormat.clip(step.name, to: 16)): \(step.actions.joined(separator: ", "))")
         }
+        for step in steps {
+            for warning in step.realTimeWarnings { lines.append("  \(SimulationFormat.clip(step.name, to: 16)): real time: \(warning)") }
+        }
         for step in steps where step.refused > 0 {
             let all = step.tracked == 0 ? "all " : ""
             lines.append(

@@ -31,12 +31,15 @@ public struct StepReport: Sendable, Hashable, Codable {
     /// For a step that ends an outage: seconds from its start until every event tracked
     /// before it had left the queue (`nil`: not a recovery, or not drained by the run's end).
     public var drainSeconds: Double?
+    /// Where the engine's real-time timers (flush interval, backoff, `Retry-After`) are long
+    /// against the step's wall time under the run's time scale: ``RealTimeTimers``.
+    public var realTimeWarnings: [String]
 
     public init(
         name: String, start: Double, seconds: Double, condition: SimulationTimeline.Condition, actions: [String],
         tracked: Int = 0, refused: Int = 0, delivered: Int = 0, maxDepth: Int? = nil,
         oldestPendingSeconds: Double? = nil, retries: Int = 0, splits: Int = 0, deadLetters: Int = 0,
-        requests: Int = 0, bytesSent: Int = 0, drainSeconds: Double? = nil
+        requests: Int = 0, bytesSent: Int = 0, drainSeconds: Double? = nil, realTimeWarnings: [String] = []
     ) {
         self.name = name
         self.start = start
@@ -54,5 +57,6 @@ public struct StepReport: Sendable, Hashable, Codable {
         self.requests = requests
         self.bytesSent = bytesSent
         self.drainSeconds = drainSeconds
+        self.realTimeWarnings = realTimeWarnings
     }
 }
