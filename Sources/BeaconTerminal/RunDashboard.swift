@@ -30,6 +30,8 @@ import BeaconDashboard
 ///     store; without it the view says it is not available.
 ///   - pendingEvents: Where the pending-events view (`e`) reads the queue's head and tail;
 ///     without it the view says it is not available.
+///   - caption: Read at each tick: a line the title shows in place of the mode tag
+///     (`beacon simulate --watch` names its running step); `nil` keeps the tag.
 ///   - perform: Carries out one action and says what it answered (a refusal or no answer
 ///     replaces the key's message); awaited before the next key is handled.
 /// - Returns: Why it stopped.
@@ -43,6 +45,7 @@ public func runDashboard(
     deadLetters: (any DeadLetterReading)? = nil,
     pendingEvents: (any PendingEventReading)? = nil,
     operatorActions: (any OperatorActionReading)? = nil,
+    caption: (@Sendable () -> String?)? = nil,
     perform: @escaping @Sendable (DashboardAction) async -> CommandAnswer
 ) async throws -> DashboardExit {
     let screen = try TerminalScreen()
@@ -72,6 +75,7 @@ public func runDashboard(
             }
         }
         loop.expireMessage(now: clock.now)
+        if let caption { loop.state.caption = caption() }
         if let deadLetters { await loop.readDeadLetters(from: deadLetters, now: clock.now) }
         await loop.readPendingEvents(from: pendingEvents, now: clock.now)
         await loop.readOperatorLog(from: operatorActions, now: clock.now)

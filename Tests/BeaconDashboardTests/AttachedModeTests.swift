@@ -99,6 +99,24 @@ import Testing
         #expect(!grid.row(28).contains("b:burst"))
     }
 
+    /// `beacon simulate --watch`: the title names the running step in place of the mode
+    /// tag, still saying whether the engine answers, and a long caption is cut to fit 80 columns.
+    @Test func aCaptionTakesTheTagsPlaceAndSaysTheMode() {
+        var snapshot = Fixtures.steady()
+        snapshot.isReadOnlyMonitor = false
+        var state = DashboardState(mode: .attached)
+        state.caption = "step 2/5: outage"
+        let grid = DashboardRenderer.render(snapshot: snapshot, state: state, size: (width: 80, height: 24))
+        #expect(grid.row(0).hasSuffix(" step 2/5: outage · attached"), "\(grid.row(0))")
+        #expect(!grid.row(0).contains("MONITOR"))
+        snapshot.isReadOnlyMonitor = true
+        state.caption = "step 12/36: " + String(repeating: "a very long step name ", count: 10)
+        let lost = DashboardRenderer.render(snapshot: snapshot, state: state, size: (width: 80, height: 24))
+        #expect(lost.row(0).contains("step 12/36: a very"), "\(lost.row(0))")
+        #expect(lost.row(0).hasPrefix(" BEACON "), "the status keeps its place: \(lost.row(0))")
+        #expect(lost.row(0).hasSuffix("· read-only"), "the mode is never cut: \(lost.row(0))")
+    }
+
     @Test func withoutTheEngineTheAttachedScreenIsReadOnly() {
         var snapshot = Fixtures.steady()
         snapshot.isReadOnlyMonitor = true

@@ -17,9 +17,14 @@ extension Renderer {
     var isAttached: Bool { state.mode == .attached && !snapshot.isReadOnlyMonitor }
 
     private mutating func drawTitleLine() {
-        let tag = isMonitor ? Span(snapshot.engineLostAt == nil ? " MONITOR (read-only) " : " ENGINE LOST ", .inverse)
+        let modeTag = isMonitor ? Span(snapshot.engineLostAt == nil ? " MONITOR (read-only) " : " ENGINE LOST ", .inverse)
             : isAttached ? Span(state.isReadOnlyByChoice ? " MONITOR (attached, read-only) " : " MONITOR (attached) ", .accent)
             : Span(" DEMO ", .accent)
+        let tag = state.caption.map { caption in
+            let mode = snapshot.engineLostAt != nil ? "ENGINE LOST" : isMonitor ? "read-only" : isAttached ? "attached" : "demo"
+            // The caption is cut, never the mode: whether the engine answers stays in sight.
+            return Span(" " + caption.elidedRight(toWidth: max(8, width / 2 - mode.count - 3)) + " · \(mode) ", .accent)
+        } ?? modeTag
         // A read-only monitor sees the store only, which does not record whether its
         // writer is offline: it says so instead of showing the default as a fact.
         let status = isMonitor ? Span("UNKNOWN", .dim) : snapshot.isOffline ? Span("OFFLINE", .warn) : Span("ONLINE", .ok)

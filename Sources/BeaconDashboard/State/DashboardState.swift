@@ -34,6 +34,9 @@ public struct DashboardState: Sendable, Hashable {
     public var isReadOnlyByChoice: Bool = false
     /// Set once `q` was pressed.
     public var isQuitting: Bool = false
+    /// A line the title shows in place of the mode tag (the running step of `beacon
+    /// simulate --watch`); `nil` shows the tag.
+    public var caption: String?
     /// The main panels, or the dead-letter list (`d`).
     public var view: View = .main
     /// The dead letter under the cursor in the dead-letter view (an index into

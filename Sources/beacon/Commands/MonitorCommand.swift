@@ -45,6 +45,10 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Milliseconds between polls (20...10000).")
     var intervalMs: Int = 250
 
+    /// `beacon simulate --watch`: a file whose first line the title shows (the running step).
+    @Option(help: .hidden)
+    var captionFile: String?
+
     /// Stores one screen lists at most.
     static let maxStores = 32
 
@@ -101,7 +105,7 @@ struct MonitorCommand: AsyncParsableCommand {
                 let engine = engines[0]
                 exit = try await runDashboard(
                     snapshots: engine.snapshots, mode: .attached, initialState: initial, deadLetters: engine.reader,
-                    pendingEvents: engine.reader, operatorActions: engine.reader
+                    pendingEvents: engine.reader, operatorActions: engine.reader, caption: captionFile.map(Self.caption(from:))
                 ) { action in
                     await engine.attachment.perform(action)
                 }
@@ -126,6 +130,19 @@ struct MonitorCommand: AsyncParsableCommand {
             throw CLIError(message: "monitor interrupted by signal \(signal); the terminal is restored", exitCode: 128 + signal)
         case .snapshotsEnded:
             throw CLIError.runtime("stopped reading \(stores.joined(separator: ", "))")
+        }
+    }
+
+    /// Reads the caption file's first line at each call: at most 120 bytes, control
+    /// characters and invalid UTF-8 replaced; `nil` while the file is missing or empty.
+    static func caption(from path: String) -> @Sendable () -> String? {
+        { @Sendable in
+            guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+            defer { try? handle.close() }
+            let bytes = (try? handle.read(upToCount: 120)) ?? Data()
+            let line = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+            let clean = String(line.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) })
+            return clean.isEmpty ? nil : clean
         }
     }
 

@@ -28,9 +28,10 @@ struct SimulateCommand: AsyncParsableCommand {
             Same seed, same events and the same fault draws: counts that timing does not decide \
             repeat from run to run. To compare engine settings, give the scenario a \
             "matrix" (FORMAT.md) or --set, and --repeat N: every variant runs N times on the \
-            same seeds, and a table compares them (drain, p99 latency from track to stored, \
-            requests and bytes per event, max depth), medians with their range, naming the best \
-            variant of each figure when its range is below every other's; each run's files and \
+            same seeds, and a table compares them (drain, events stored per second while \
+            draining, p99 latency from track to stored, requests and bytes per event, max \
+            depth), medians with their range, naming the best variant of each figure when its \
+            range is beyond every other's; each run's files and \
             chart are in DIR/variant-V-run-R, the comparison in DIR/comparison.json. The report \
             has a line per destination: stored, dead letters, most pending, drain and latency.
             """)
@@ -47,12 +48,15 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Write the checks as JUnit XML to this file, for a CI system: a test suite per run, a test case per invariant and expectation.")
     var junit: String?
 
-    @Flag(help: "Show the run on the dashboard as it happens ('beacon monitor' on the run's store; needs a terminal).")
+    @Flag(
+        help: ArgumentHelp(
+            "Show the run as it happens: on a terminal, the dashboard ('beacon monitor' on the run's store) with the running step in its title; without one, a line a second on stderr.",
+            discussion: "Either way each sample is written as it is taken to DIR/samples.jsonl, and the running step to DIR/step."))
     var watch = false
 
     @Option(
         name: .customLong("time-scale"), parsing: .unconditional,
-        help: "Run the steps this many times faster (1...1000; overrides the file's timeScale). The engine's backoff and Retry-After still run in real time.")
+        help: "Run the steps this many times faster (1...1000; overrides the file's timeScale). The engine's flush interval, backoff and Retry-After still run in real time; the report says per step where they dominate.")
     var timeScale: Double?
 
     @Option(parsing: .unconditional, help: "The seed (overrides the file's).")
@@ -89,9 +93,6 @@ struct SimulateCommand: AsyncParsableCommand {
         // Checked before the run, so a typo does not cost the run its chart or its JUnit file.
         if let chart { try Self.checkOutputFile(chart, flag: "--chart", example: "run.svg") }
         if let junit { try Self.checkOutputFile(junit, flag: "--junit", example: "simulate.xml") }
-        if watch && isatty(STDOUT_FILENO) == 0 {
-            throw ValidationError("--watch needs a terminal on standard output; run it in one, or leave --watch out")
-        }
     }
 
     /// A file to write after the run: its folder exists, and it is not a folder itself.
@@ -151,12 +152,13 @@ struct SimulateCommand: AsyncParsableCommand {
             scenario: scenario, directory: directory.path, timeScale: timeScale ?? scenario.timeScale, logger: logger)
         let interrupt = SimulationInterrupt(directory: directory.path)
         runner.interrupt = interrupt
-        runner.watch = watch
-        let quiet = json || watch  // the dashboard has the terminal
-        runner.progress = { line in
-            guard !quiet else { return }
-            FileHandle.standardError.write(Data("simulate: \(line)\n".utf8))
-        }
+        // On a terminal the dashboard has it; without one, --watch tells the samples on stderr.
+        let dashboard = watch && isatty(STDOUT_FILENO) != 0 && isatty(STDIN_FILENO) != 0
+        runner.watch = dashboard
+        let quiet = json || dashboard
+        let say: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data("simulate: \(line)\n".utf8)) }
+        runner.progress = { line in if !quiet { say(line) } }
+        if watch && !dashboard { runner.tellLive = say }
         let report: SimulationReport
         do {
             report = try await runner.run()

@@ -2,6 +2,10 @@ import BeaconSimulation
 import Foundation
 import Logging
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `beacon simulate` with a matrix or `--repeat`: every variant run `--repeat` times on the
 /// same seeds, one after another (each is timed against the wall clock: side by side they
 /// would slow each other), each in `DIR/variant-V-run-R` with its report and chart; then
@@ -12,9 +16,9 @@ struct SimulationComparisonRun {
     let variants: [ScenarioVariant]
 
     func run() async throws {
-        if command.watch {
+        if command.watch && isatty(STDOUT_FILENO) != 0 && isatty(STDIN_FILENO) != 0 {
             throw CLIError.badInput(
-                "--watch shows one run; with \(variants.count) variants × \(command.repeatCount) runs leave it out (each run's chart is in its directory)")
+                "--watch shows one run on the dashboard; with \(variants.count) variants × \(command.repeatCount) runs leave it out, or pipe the output (each run's samples are in its directory)")
         }
         if command.chart != nil {
             throw CLIError.badInput("--chart draws one run; with a matrix or --repeat each run's chart is chart.svg in its directory")
@@ -49,6 +53,7 @@ struct SimulationComparisonRun {
                     scenario: one, directory: path, timeScale: command.timeScale ?? scenario.timeScale, logger: logger)
                 runner.interrupt = interrupt
                 runner.progress = { line in say("\(label): \(line)") }
+                if command.watch { runner.tellLive = { line in say("\(label): \(line)") } }
                 let report: SimulationReport
                 do {
                     report = try await runner.run()

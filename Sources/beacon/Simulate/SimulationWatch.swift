@@ -14,10 +14,11 @@ final class SimulationWatch: Sendable {
         self.pid = pid
     }
 
-    /// Starts the monitor on `store`, sharing this process's terminal.
-    static func start(store: String) async throws -> SimulationWatch {
+    /// Starts the monitor on `store`, sharing this process's terminal; its title shows the
+    /// first line of `captionFile` (the running step), read anew at each tick.
+    static func start(store: String, captionFile: String) async throws -> SimulationWatch {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let arguments = [executable, "monitor", "--db", store]
+        let arguments = [executable, "monitor", "--db", store, "--caption-file", captionFile]
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var spawned: Int32 = 0

@@ -115,7 +115,7 @@ import FoundationXML
 
     @Test(arguments: [
         ["--time-scale", "0"], ["--time-scale", "nan"], ["--time-scale", "1e300"], ["--time-scale", "-5"],
-        ["--seed", "-1"], ["--seed", "1.5"], ["--log-level", "loud"], ["--watch"], ["--chart", "/nonexistent/run.svg"],
+        ["--seed", "-1"], ["--seed", "1.5"], ["--log-level", "loud"], ["--chart", "/nonexistent/run.svg"],
         ["--chart", "/tmp/"], ["--chart", "/tmp"],
     ])
     func badFlagsExitTwo(flags: [String]) async throws {
@@ -123,6 +123,31 @@ import FoundationXML
         let result = try await BeaconProcess.run(["simulate", file] + flags, stdinBytes: nil, limit: .seconds(30))
         #expect(result.status == 2, "\(flags): \(result.stderr)")
         #expect(!result.stderr.isEmpty)
+    }
+
+    /// `--watch` without a terminal (a CI log): a line a second on stderr naming the step,
+    /// every sample in `DIR/samples.jsonl` as it was taken, the running step in `DIR/step`.
+    @Test func watchWithoutATerminalTellsTheSamples() async throws {
+        let file = try Self.write(
+            Self.scenario(expect: "{}").replacingOccurrences(
+                of: #"{ "name": "offline", "seconds": 1, "rate": 20, "offline": true, "burst": 100 }"#,
+                with: #"{ "name": "offline", "seconds": 1.5, "rate": 20, "offline": true, "burst": 100 }, { "name": "back", "seconds": 1.5, "rate": 20 }"#))
+        let directory = try BeaconProcess.temporaryDirectory() + "/run"
+        let result = try await BeaconProcess.run(["simulate", file, "--watch", "--dir", directory], stdinBytes: nil, limit: .seconds(120))
+        #expect(result.status == 0, "\(result.stderr)")
+        let told = result.stderr.split(separator: "\n").filter { $0.contains(" s step ") }
+        #expect(told.contains { $0.contains("step 1/2 offline: depth") }, "\(result.stderr)")
+        #expect(told.contains { $0.contains("step 2/2 back: depth") }, "\(result.stderr)")
+        let lines = try String(contentsOfFile: directory + "/samples.jsonl", encoding: .utf8).split(separator: "\n")
+        let report = try JSONDecoder().decode(SimulationReport.self, from: Data(contentsOf: URL(fileURLWithPath: directory + "/report.json")))
+        // The file holds the report's samples, each with its step.
+        #expect(lines.count == report.timeline.samples.count, "\(lines.count) lines, \(report.timeline.samples.count) samples")
+        struct Line: Decodable { var step: Int; var stepName: String; var sample: SimulationTimeline.Sample }
+        let decoded = try lines.map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
+        #expect(decoded.map(\.sample) == report.timeline.samples)
+        #expect(Set(decoded.map(\.step)) == [1, 2, 3] && decoded.last?.stepName == "drain")
+        #expect(decoded.allSatisfy { $0.sample.depth == nil || $0.sample.destinations?["main"] != nil })
+        #expect(try String(contentsOfFile: directory + "/step", encoding: .utf8) == "drain after 2 steps\n")
     }
 
     /// Three runs started at once on one empty `--dir`: one takes it, the others exit 2

@@ -27,11 +27,14 @@ struct SimulateWatchTmuxTests {
             [BeaconProcess.path, "simulate", file, "--watch", "--dir", directory + "/run"], width: 80, height: 24,
             directory: directory)
         defer { tmux.kill() }
-        // The dashboard, attached to the engine the run started, offline with the burst queued.
-        let screen = try await tmux.waitForScreen("the attached dashboard, offline, with the burst") {
-            DashboardText.header($0).contains("MONITOR (attached)") && DashboardText.header($0).contains("OFFLINE")
+        // The dashboard, attached to the engine the run started, offline with the burst
+        // queued, its title naming the running step.
+        let screen = try await tmux.waitForScreen("the attached dashboard, offline, with the burst, in step 1") {
+            DashboardText.header($0).contains("step 1/2: offline · attached") && DashboardText.header($0).contains("OFFLINE")
                 && (DashboardText.depth(in: $0) ?? 0) >= 300
         }
+        // Then the next step's name, on the same dashboard.
+        _ = try await tmux.waitForScreen("the title naming step 2") { DashboardText.header($0).contains("step 2/2: online") }
         #expect(screen.contains("/run/engine.sqlite"))
         // Then the monitor gives the terminal back and the report follows.
         #expect(try await tmux.waitForExit(timeout: .seconds(60)) == 0)

@@ -22,6 +22,8 @@ struct SimulationRunner {
     /// Whether `beacon monitor` shows the run in this terminal (`--watch`), from the
     /// engine's first start to the end of the drain.
     var watch = false
+    /// Told a line a second of the live samples (`--watch` without a terminal).
+    var tellLive: (@Sendable (String) -> Void)?
 
     /// How often the engine and the collectors are sampled.
     static let sampleInterval: Duration = .milliseconds(100)
@@ -47,12 +49,15 @@ struct SimulationRunner {
         func elapsed() -> Double { (clock.now - started).inSeconds }
         feeder.start(port: try await engine.start())
         var recorder = SimulationRecorder()
+        let live = LiveSamples(directory: directory, stepCount: scenario.steps.count, tell: tellLive)
         var monitor: SimulationWatch?
         let emptied: Bool
         do {
-            monitor = watch ? try await SimulationWatch.start(store: storePath) : nil
+            live.begin(step: 0, name: scenario.steps.first?.name ?? "")
+            monitor = watch ? try await SimulationWatch.start(store: storePath, captionFile: "\(directory)/step") : nil
             if let monitor { interrupt?.started(monitor.pid) }
-            emptied = try await drive(engine: engine, feeder: feeder, collectors: collectors, recorder: &recorder, elapsed: elapsed)
+            emptied = try await drive(
+                engine: engine, feeder: feeder, collectors: collectors, recorder: &recorder, live: live, elapsed: elapsed)
         } catch {
             // Nothing may outlive the run: the feeder, the monitor and the engine stop.
             _ = await feeder.stop()
@@ -79,17 +84,23 @@ struct SimulationRunner {
     /// The steps, then the drain: whether the queue emptied before the drain timed out.
     private func drive(
         engine: SimulatedEngine, feeder: EventFeeder, collectors: SimulatedCollectors,
-        recorder: inout SimulationRecorder, elapsed: () -> Double
+        recorder: inout SimulationRecorder, live: LiveSamples, elapsed: () -> Double
     ) async throws -> Bool {
         let clock = ContinuousClock()
         var paused: Set<String> = []
         var wasHealthy = true
+        // The scenario was read with the engine's own policy parser: this reading cannot fail.
+        let timers = (try? FlushPolicy(parsing: scenario.engine.policy)).map { RealTimeTimers(policy: $0) }
 
         for (index, step) in scenario.steps.enumerated() {
             let start = elapsed()
             let condition = scenario.condition(of: step)
             progress("step \(index + 1)/\(scenario.steps.count): \(step.name)")
-            recorder.begin(StepReport(name: step.name, start: start, seconds: 0, condition: condition, actions: scenario.actions(of: step)))
+            live.begin(step: index, name: step.name)
+            recorder.begin(
+                StepReport(
+                    name: step.name, start: start, seconds: 0, condition: condition, actions: scenario.actions(of: step),
+                    realTimeWarnings: timers?.warnings(for: step, in: scenario, timeScale: timeScale) ?? []))
             if step.kill {
                 await feeder.pause()
                 recorder.mark("kill -9", at: elapsed())
@@ -125,13 +136,14 @@ struct SimulationRunner {
             if count > 0 {
                 feeder.schedule(.init(step: index, stepName: step.name, poison: false, first: stepStart, interval: real / count, count: count))
             }
-            try await sample(until: stepStart + real, engine: engine, collectors: collectors, feeder: feeder, recorder: &recorder, elapsed: elapsed)
+            try await sample(until: stepStart + real, engine: engine, collectors: collectors, feeder: feeder, recorder: &recorder, live: live, elapsed: elapsed)
             recorder.end(at: elapsed())
         }
 
         // The drain: the world heals, nothing new is tracked, the queue empties or the run times out.
         let drainStart = elapsed()
         progress("drain: waiting for the queue to empty (at most \(SimulationFormat.amount(scenario.drainTimeoutSeconds)) s)")
+        live.begin(step: nil, name: "drain")
         recorder.begin(StepReport(name: "drain", start: drainStart, seconds: 0, condition: .drain, actions: ["faults cleared, online, resumed, flush"]))
         try collectors.heal()
         await command(.online, engine: engine, recorder: &recorder)
@@ -147,7 +159,7 @@ struct SimulationRunner {
         while clock.now < deadline {
             // The feeder first: once it is idle, a sample that finds the queue empty is the end.
             let fed = feeder.isIdle
-            try await sample(until: clock.now + Self.sampleInterval, engine: engine, collectors: collectors, feeder: feeder, recorder: &recorder, elapsed: elapsed)
+            try await sample(until: clock.now + Self.sampleInterval, engine: engine, collectors: collectors, feeder: feeder, recorder: &recorder, live: live, elapsed: elapsed)
             if fed, let status = recorder.lastStatus, status.queue.events == 0,
                 status.destinations.allSatisfy({ $0.pending == 0 })
             {
@@ -186,7 +198,7 @@ struct SimulationRunner {
     /// Samples every ``sampleInterval`` until `end`.
     private func sample(
         until end: ContinuousClock.Instant, engine: SimulatedEngine, collectors: SimulatedCollectors, feeder: EventFeeder,
-        recorder: inout SimulationRecorder, elapsed: () -> Double
+        recorder: inout SimulationRecorder, live: LiveSamples, elapsed: () -> Double
     ) async throws {
         let clock = ContinuousClock()
         repeat {
@@ -197,6 +209,7 @@ struct SimulationRunner {
                 .init(
                     time: elapsed(), date: Date(), status: status, stored: counts.stored, duplicates: counts.duplicates,
                     tracked: feeder.trackedCount))
+            if let sample = recorder.samples.last { live.record(sample) }
             try await Task.sleep(until: next, clock: clock)
         } while clock.now < end
     }
