@@ -74,6 +74,15 @@ struct EngineMetricsTests {
                     #expect(try counter("dropped_events_total", "main") == 0)
                     let latency = try metrics.expectTimer("beacon_engine_batch_duration_seconds", [("destination", "main")])
                     #expect(!latency.values.isEmpty && latency.values.allSatisfy { $0 > 0 })
+                    // Refusals at the bound (the agent's ingest reports them): the observer's
+                    // count, as ctl status gives it, reaches the counter; no refusal, no increment.
+                    #expect(try metrics.expectCounter("beacon_engine_refused_events_total").totalValue == 0)
+                    engine.observer.report(.refusedAtBound(refused: 7))
+                    engine.observer.report(.refusedAtBound(refused: 5))
+                    #expect(try await eventuallyTolerating {
+                        try metrics.expectCounter("beacon_engine_refused_events_total").totalValue == 12
+                    })
+                    #expect(await engine.observer.snapshot.totals.refused == 12)
                     group.cancelAll()
                 }
             }

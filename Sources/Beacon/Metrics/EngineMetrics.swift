@@ -28,8 +28,9 @@ import Synchronization
 /// And without dimensions: `beacon_engine_queue_events`, `beacon_engine_queue_bytes`,
 /// `beacon_engine_queue_capacity_events`, `beacon_engine_queue_capacity_bytes`,
 /// `beacon_engine_queue_full` (1 when a bound is reached, ``QueueBounds/isFull(_:)``),
-/// `beacon_engine_dead_letters` (held now) and `beacon_engine_offline`. ``help`` has each
-/// one's description.
+/// `beacon_engine_dead_letters` (held now), `beacon_engine_offline` and the counter
+/// `beacon_engine_refused_events_total` (events refused at the queue's bound: the agent
+/// answers 503 `queue_full`, nothing is dropped). ``help`` has each one's description.
 ///
 /// Counters count from the engine's start (``BeaconEngine/startDepth``), as `ctl status`
 /// does. Turn it on with one line, next to the engine:
@@ -45,6 +46,7 @@ public final class EngineMetrics: Service, Sendable {
     private let queue: any EventQueue
     private let instruments: [String: Instruments]
     private let queueGauges: QueueGauges
+    private let refused: Counter
     private let factory: any MetricsFactory
     private let state: Mutex<State>
     private let logger: Logger
@@ -110,6 +112,7 @@ public final class EngineMetrics: Service, Sendable {
         "beacon_engine_queue_capacity_bytes": "Bytes of event JSON the queue holds at most (--max-queue-bytes).",
         "beacon_engine_queue_full": "1 while the queue is full: at a bound, or without room for the last post the agent's ingest refused (it refuses new events; a tracker in process pushes the oldest out).",
         "beacon_engine_dead_letters": "Dead letters held in the store now.",
+        "beacon_engine_refused_events_total": "Events refused at the queue's bound (the agent answers 503 queue_full; nothing is stored, nothing dropped).",
         "beacon_engine_offline": "1 while the engine is offline (sends nothing).",
         "beacon_engine_store_bytes": "Bytes of the store's files (database, write-ahead log, index; 0 for a queue in memory).",
         "beacon_engine_disk_free_bytes": "Bytes free on the store's filesystem for a writer that is not root (0 when not known).",
@@ -122,6 +125,8 @@ public final class EngineMetrics: Service, Sendable {
         var seenBatches: Set<Int64> = []
         /// `beacon_engine_last_success_timestamp_seconds`, made once a success is known.
         var lastSuccess: [String: Gauge] = [:]
+        /// The engine's refusals at the bound as last reported.
+        var refused = 0
     }
 
     /// A reporter for the destinations named `destinations`, recording through `factory`.
@@ -164,6 +169,7 @@ public final class EngineMetrics: Service, Sendable {
             events: gauge("queue_events"), bytes: gauge("queue_bytes"), capacityEvents: gauge("queue_capacity_events"),
             capacityBytes: gauge("queue_capacity_bytes"), full: gauge("queue_full"), deadLetters: gauge("dead_letters"),
             offline: gauge("offline"), storeBytes: gauge("store_bytes"), diskFreeBytes: gauge("disk_free_bytes"))
+        refused = Counter(label: "\(Self.prefix)_refused_events_total", factory: factory)
         let depth = baseline ?? queue.depth
         state = Mutex(State(counted: Dictionary(uniqueKeysWithValues: destinations.map { name in
             (name, depth.destinations[name] ?? DestinationDepth(pending: depth.events))
@@ -188,7 +194,7 @@ public final class EngineMetrics: Service, Sendable {
     /// Reports one snapshot and the queue's counters now (what ``run()`` does for each).
     public func update(with snapshot: EngineSnapshot) async {
         let depth = queue.depth
-        let (increments, newBatches) = state.withLock { state in
+        let (increments, newBatches, refusedStep) = state.withLock { state in
             var increments: [(Instruments, DestinationDepth)] = []
             for (name, instrument) in instruments {
                 let now = depth.destinations[name] ?? DestinationDepth(pending: depth.events)
@@ -210,8 +216,12 @@ public final class EngineMetrics: Service, Sendable {
             let ids = Set(snapshot.recentBatches.map(\.id))
             let fresh = snapshot.recentBatches.filter { !state.seenBatches.contains($0.id) }
             state.seenBatches = ids
-            return (increments, fresh)
+            // The observer's count of this engine's refusals, as `ctl status` gives it.
+            let (refusedStep, overflow) = snapshot.totals.refused.subtractingReportingOverflow(state.refused)
+            state.refused = snapshot.totals.refused
+            return (increments, fresh, overflow ? 0 : max(0, refusedStep))
         }
+        if refusedStep > 0 { refused.increment(by: refusedStep) }
         for (instrument, step) in increments {
             instrument.pending.record(step.pending)
             if step.delivered > 0 { instrument.delivered.increment(by: step.delivered) }
