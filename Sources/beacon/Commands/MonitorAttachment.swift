@@ -20,6 +20,20 @@ final class MonitorAttachment: Sendable {
     /// Whether an engine was attached, and when it stopped answering (nil while it answers
     /// or none ever did).
     private let contact = Mutex<(attached: Bool, lostAt: Timestamp?)>((false, nil))
+    /// The store's latest snapshot and where the overlaid ones go, so that each status the
+    /// engine streams is shown at once, not only when the store's file changes (a fleet
+    /// reads an unchanged store every 10 s: its countdowns and ages would stand still).
+    private let relayed = Mutex<Relay>(Relay())
+
+    private struct Relay {
+        var store: EngineSnapshot?
+        var continuation: AsyncStream<EngineSnapshot>.Continuation?
+        var status: JSONValue?
+        var at: ContinuousClock.Instant?
+    }
+
+    /// An unchanged status is shown again at most this often (ages and countdowns move on).
+    static let restampInterval = Duration.seconds(1)
 
     /// A `status` older than this is not laid over the screen: the engine stopped answering.
     var staleAfter: Duration { max(.seconds(2), interval * 4) }
@@ -64,6 +78,7 @@ final class MonitorAttachment: Sendable {
     /// The store's snapshots, with the engine's settings laid over each while it answers.
     func snapshots(from store: AsyncStream<EngineSnapshot>) -> AsyncStream<EngineSnapshot> {
         let (stream, continuation) = AsyncStream.makeStream(of: EngineSnapshot.self, bufferingPolicy: .bufferingNewest(1))
+        relayed.withLock { $0.continuation = continuation }
         let poller = Task { await self.poll() }
         // The loop runs in a function the task calls, not in the task's own closure (see
         // `SnapshotInbox.init`: Swift 6.3 miscompiled such a task as the snapshot grew).
@@ -77,8 +92,31 @@ final class MonitorAttachment: Sendable {
 
     /// Yields each of `store` with the engine's settings laid over it, then finishes.
     private func relay(_ store: AsyncStream<EngineSnapshot>, to continuation: AsyncStream<EngineSnapshot>.Continuation) async {
-        for await snapshot in store { continuation.yield(overlay(snapshot)) }
+        for await snapshot in store {
+            relayed.withLock { $0.store = snapshot }
+            continuation.yield(overlay(snapshot))
+        }
+        relayed.withLock { $0.continuation = nil }
         continuation.finish()
+    }
+
+    /// A status came: the store's latest snapshot, timed now, with it laid over, when the
+    /// status changed or an unchanged one was last shown ``restampInterval`` ago. With no
+    /// engine (`nil`), the same once a second while something on the screen ages (events
+    /// pending, or the time since the engine was lost); an empty store stays asleep.
+    private func restamp(with status: JSONValue?) {
+        let now = ContinuousClock.now
+        let lost = contact.withLock { $0.lostAt != nil }
+        let due = relayed.withLock { relay -> (EngineSnapshot, AsyncStream<EngineSnapshot>.Continuation)? in
+            guard var store = relay.store, let continuation = relay.continuation else { return nil }
+            if status == nil, store.depth == 0, !lost { return nil }
+            if relay.status == status, let at = relay.at, now - at < Self.restampInterval { return nil }
+            relay.status = status
+            relay.at = now
+            store.time = .now()
+            return (store, continuation)
+        }
+        if let (store, continuation) = due { continuation.yield(overlay(store)) }
     }
 
     /// Sends an engine action as a control command and says what the engine answered
@@ -224,6 +262,7 @@ final class MonitorAttachment: Sendable {
                 try await client.watch(intervalMilliseconds: streamed) { response in
                     guard case .success(let status) = response.outcome else { return false }
                     self.latest.withLock { $0 = (status, ContinuousClock.now) }
+                    self.restamp(with: status)
                     return !Task.isCancelled
                 }
                 lastProblem = nil
@@ -233,6 +272,7 @@ final class MonitorAttachment: Sendable {
                 // stream's interval: an idle fleet of ten stores wakes ten times less.
                 lastProblem = nil
                 latest.withLock { $0 = nil }
+                restamp(with: nil)
                 do { try await Task.sleep(for: max(interval, Self.noEngineInterval)) } catch { return }
                 continue
             } catch {
