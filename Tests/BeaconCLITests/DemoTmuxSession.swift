@@ -140,11 +140,18 @@ enum DashboardText {
     static func value(of label: String, in screen: String) -> Int? {
         for line in screen.split(separator: "\n") {
             guard let range = line.range(of: "│ \(label) ") else { continue }
-            let rest = line[range.upperBound...].trimmingCharacters(in: .whitespaces)
+            let rest = Self.afterSparkline(line[range.upperBound...])
             let digits = rest.prefix { $0.isNumber || $0 == "," }.filter(\.isNumber)
             if let number = Int(digits) { return number }
         }
         return nil
+    }
+
+    /// What follows a queue-panel label past the last minutes' sparkline (`█▁▁▁  0/s`), when
+    /// the width leaves room for one.
+    static func afterSparkline(_ text: Substring) -> Substring {
+        let bars: Set<Character> = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█", " "]
+        return text.drop { bars.contains($0) }
     }
 
     /// The depth on a destination's row (` backup      0  idle ...`), if shown.
@@ -174,7 +181,7 @@ enum DashboardText {
     static func rate(of label: String, in screen: String) -> Double? {
         for line in screen.split(separator: "\n") {
             guard let range = line.range(of: "│ \(label) ") else { continue }
-            if let token = line[range.upperBound...].split(separator: " ").first, let value = rate(token) { return value }
+            if let token = Self.afterSparkline(line[range.upperBound...]).split(separator: " ").first, let value = rate(token) { return value }
         }
         return nil
     }

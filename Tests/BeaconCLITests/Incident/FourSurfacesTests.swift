@@ -75,6 +75,18 @@ extension ProcessHeavy {
             return nil
         }
 
+        /// `M` of the Outcomes row's `delivered N of M events` (not the full-queue line's `300 of 300 events`).
+        static func accepted(in screen: String) -> Int? {
+            for line in screen.split(separator: "\n") {
+                guard let range = line.range(of: " delivered ") else { continue }
+                let rest = line[range.upperBound...]
+                guard let of = rest.range(of: " of ") else { continue }
+                let digits = rest[of.upperBound...].prefix { $0.isNumber || $0 == "," }.filter(\.isNumber)
+                if let number = Int(digits) { return number }
+            }
+            return nil
+        }
+
         /// What the screen says, as a list of disagreements with `figures` (empty: it agrees).
         static func disagreements(screen: String, _ figures: Figures) -> [String] {
             var found: [String] = []
@@ -86,7 +98,7 @@ extension ProcessHeavy {
             check("retried", outcome("retried", in: screen), figures.retried)
             check("dead-lettered", outcome("dead-lettered", in: screen), figures.deadLettered)
             check("delivered", outcome("delivered", in: screen), figures.delivered)
-            check("accepted", outcome("of", in: screen), figures.accepted)
+            check("accepted", accepted(in: screen), figures.accepted)
             for (name, pending) in figures.pending {
                 check("\(name) pending", DashboardText.destinationDepth(name, in: screen), pending)
             }
