@@ -2,6 +2,7 @@
 import PackageDescription
 
 // Import direction (fixed):
+//   BeaconWire <- BeaconPlan   (tracking plans: the JSON Schema validator; more to come, issue 43)
 //   BeaconWire <- Beacon <- BeaconDashboard <- BeaconTerminal <- beacon
 //   BeaconWire <- BeaconCollector <- beacon
 //   BeaconSimulation <- beacon   (scenarios, verdicts, reports and charts: Foundation only)
@@ -11,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "BeaconWire", targets: ["BeaconWire"]),
+        .library(name: "BeaconPlan", targets: ["BeaconPlan"]),
         .library(name: "Beacon", targets: ["Beacon"]),
         .library(name: "BeaconCollector", targets: ["BeaconCollector"]),
         .library(name: "BeaconTesting", targets: ["BeaconTesting"]),
@@ -39,6 +41,7 @@ let package = Package(
         .systemLibrary(name: "CNCurses", providers: [.apt(["libncurses-dev"])]),
 
         .target(name: "BeaconWire"),
+        .target(name: "BeaconPlan", dependencies: ["BeaconWire"]),
         .target(
             name: "Beacon",
             dependencies: [
@@ -103,13 +106,14 @@ let package = Package(
         .target(
             name: "BeaconSnippets",
             dependencies: [
-                "Beacon", "BeaconTesting", .product(name: "Logging", package: "swift-log"),
+                "Beacon", "BeaconPlan", "BeaconTesting", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Examples/Snippets"
         ),
 
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire"]),
+        .testTarget(name: "BeaconPlanTests", dependencies: ["BeaconPlan", "BeaconWire"], exclude: ["Suite"]),
         .testTarget(
             name: "BeaconTests",
             dependencies: [
