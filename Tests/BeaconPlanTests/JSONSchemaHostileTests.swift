@@ -91,6 +91,17 @@ import Testing
         #expect(schema.violations(of: ["é": 1]).first?.message == #"missing "a\#u{0}b""#)
     }
 
+    @Test func uniqueItemsOverAHugeArrayIsLinear() throws {
+        let schema = try JSONSchema(["uniqueItems": true], draft: .draft2020_12)
+        var elements: [JSONValue] = (0..<200_000).map { .int($0) }
+        #expect(schema.validates(.array(elements)))
+        elements.append(.double(199_999.0))  // equal to the last one by value
+        #expect(schema.violations(of: .array(elements)).first?.message == "elements 199999 and 200000 are equal")
+        // Objects equal whatever their members' order; strings by code point.
+        #expect(!schema.validates([["a": 1, "b": [true]], ["b": [true], "a": 1.0]]))
+        #expect(schema.validates(["é", "e\u{301}"]))
+    }
+
     @Test func aLongInputAgainstAPatternEndsInBoundedTime() throws {
         let schema = try JSONSchema(["pattern": "^[a-z]*$"], draft: .draft7)
         let text = String(repeating: "a", count: 1_000_000) + "!"

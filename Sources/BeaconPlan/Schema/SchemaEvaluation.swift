@@ -154,9 +154,11 @@ struct SchemaEvaluation {
             return elements.count <= count || failed("\(elements.count) elements, more than \(count)")
         case .uniqueItems:
             guard case .array(let elements) = value else { return true }
-            for first in elements.indices {
-                for second in elements.indices where second > first && JSONEquality.equal(elements[first], elements[second]) {
-                    return failed("elements \(first) and \(second) are equal")
+            // Hashed by JSON's equality: linear in the elements, not quadratic.
+            var seen: [JSONEquality.Key: Int] = [:]
+            for (index, element) in elements.enumerated() {
+                if let first = seen.updateValue(index, forKey: JSONEquality.Key(element)) {
+                    return failed("elements \(first) and \(index) are equal")
                 }
             }
             return true
@@ -248,6 +250,41 @@ enum JSONEquality {
         let quotient = number / by
         guard quotient.isFinite else { return false }
         return abs(quotient - quotient.rounded()) <= 1e-9 * max(1, abs(quotient))
+    }
+
+    /// A value hashed and compared as JSON compares it (for `uniqueItems`).
+    struct Key: Hashable {
+        let value: JSONValue
+
+        init(_ value: JSONValue) { self.value = value }
+
+        static func == (left: Key, right: Key) -> Bool { JSONEquality.equal(left.value, right.value) }
+
+        func hash(into hasher: inout Hasher) { Self.hash(value, into: &hasher) }
+
+        private static func hash(_ value: JSONValue, into hasher: inout Hasher) {
+            switch value {
+            case .null: hasher.combine(0)
+            case .bool(let flag): hasher.combine(flag)
+            // Numbers equal by value hash alike: 1 and 1.0 as the same Double.
+            case .int, .double: hasher.combine(value.doubleValue ?? 0)
+            case .string(let text): for scalar in text.unicodeScalars { hasher.combine(scalar.value) }
+            case .array(let elements):
+                hasher.combine(elements.count)
+                for element in elements { hash(element, into: &hasher) }
+            case .object(let members):
+                // Order-free: the members' hashes summed.
+                var sum = 0
+                for (name, member) in members {
+                    var inner = Hasher()
+                    for scalar in name.unicodeScalars { inner.combine(scalar.value) }
+                    hash(member, into: &inner)
+                    sum = sum &+ inner.finalize()
+                }
+                hasher.combine(members.count)
+                hasher.combine(sum)
+            }
+        }
     }
 
     static func typeName(_ value: JSONValue) -> String {
