@@ -138,7 +138,8 @@ struct MonitorCommand: AsyncParsableCommand {
     static func caption(from path: String) -> @Sendable () -> String? {
         { @Sendable in
             guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-            defer { try? handle.close() }
+            defer { try? handle.close() }  // a read-only handle: nothing to lose on close
+            // A file being replaced reads as empty this tick: the title keeps the mode tag.
             let bytes = (try? handle.read(upToCount: 120)) ?? Data()
             let line = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
             let clean = String(line.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) })

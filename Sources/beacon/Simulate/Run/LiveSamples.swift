@@ -33,20 +33,20 @@ final class LiveSamples {
         encoder.outputFormatting = [.sortedKeys]
     }
 
-    deinit { try? handle?.close() }
+    deinit { try? handle?.close() }  // what was written is on disk; a failed close loses nothing more
 
     /// A step begins: `index` is 0-based; `nil` is the drain after the steps.
     func begin(step index: Int?, name: String) {
         step = index.map { $0 + 1 } ?? stepCount + 1
         stepName = name
         let caption = index.map { "step \($0 + 1)/\(stepCount): \(name)" } ?? "drain after \(stepCount) steps"
-        try? OutputFile.write(Array((caption + "\n").utf8), to: stepPath)
+        try? OutputFile.write(Array((caption + "\n").utf8), to: stepPath)  // live only: the report has the steps
     }
 
     /// Writes `sample` down, and tells it when a second has passed since the last told.
     func record(_ sample: SimulationTimeline.Sample) {
         if let handle, let data = try? encoder.encode(Line(step: step, stepName: stepName, sample: sample)) {
-            try? handle.write(contentsOf: data + Data("\n".utf8))
+            try? handle.write(contentsOf: data + Data("\n".utf8))  // live only: report.json has every sample
         }
         guard let tell, sample.time - lastTold >= 1 else { return }
         lastTold = sample.time
