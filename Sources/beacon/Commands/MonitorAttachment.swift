@@ -93,8 +93,11 @@ final class MonitorAttachment: Sendable {
     /// Yields each of `store` with the engine's settings laid over it, then finishes.
     private func relay(_ store: AsyncStream<EngineSnapshot>, to continuation: AsyncStream<EngineSnapshot>.Continuation) async {
         for await snapshot in store {
-            relayed.withLock { $0.store = snapshot }
-            continuation.yield(overlay(snapshot))
+            // Under the lock, so that a restamp of the snapshot before never follows this one.
+            relayed.withLock { relay in
+                relay.store = snapshot
+                continuation.yield(overlay(snapshot))
+            }
         }
         relayed.withLock { $0.continuation = nil }
         continuation.finish()
@@ -107,16 +110,16 @@ final class MonitorAttachment: Sendable {
     private func restamp(with status: JSONValue?) {
         let now = ContinuousClock.now
         let lost = contact.withLock { $0.lostAt != nil }
-        let due = relayed.withLock { relay -> (EngineSnapshot, AsyncStream<EngineSnapshot>.Continuation)? in
-            guard var store = relay.store, let continuation = relay.continuation else { return nil }
-            if status == nil, store.depth == 0, !lost { return nil }
-            if relay.status == status, let at = relay.at, now - at < Self.restampInterval { return nil }
+        relayed.withLock { relay in
+            guard var store = relay.store, let continuation = relay.continuation else { return }
+            if status == nil, store.depth == 0, !lost { return }
+            if relay.status == status, let at = relay.at, now - at < Self.restampInterval { return }
             relay.status = status
             relay.at = now
             store.time = .now()
-            return (store, continuation)
+            // Under the lock (overlay takes only `latest` and `contact`, never this one): in order with the relay's.
+            continuation.yield(overlay(store))
         }
-        if let (store, continuation) = due { continuation.yield(overlay(store)) }
     }
 
     /// Sends an engine action as a control command and says what the engine answered
