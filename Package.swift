@@ -113,7 +113,7 @@ let package = Package(
         ),
 
         .testTarget(name: "BeaconWireTests", dependencies: ["BeaconWire"]),
-        .testTarget(name: "BeaconPlanTests", dependencies: ["BeaconPlan", "BeaconWire"], exclude: ["Suite"]),
+        .testTarget(name: "BeaconPlanTests", dependencies: ["BeaconPlan", "BeaconWire"], exclude: ["Suite", "Plans"]),
         .testTarget(
             name: "BeaconTests",
             dependencies: [

@@ -25,13 +25,17 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        let place = path.isEmpty ? "at the schema's root" : "at \(path)"
+        "\(path.isEmpty ? "at the schema's root" : "at \(path)"): \(explanation)"
+    }
+
+    /// What is wrong, without where.
+    public var explanation: String {
         switch reason {
-        case .unsupportedKeyword(let keyword): return "\(place): the keyword \"\(keyword)\" is not supported (docs/plans.md lists those that are)"
-        case .invalidValue(let keyword, let expected): return "\(place): \"\(keyword)\" must be \(expected)"
-        case .unresolvedReference(let reference): return "\(place): $ref \"\(reference)\" does not point into this schema"
-        case .invalidPattern(let pattern, let reason): return "\(place): the pattern \"\(pattern)\" \(reason)"
-        case .tooDeep: return "\(place): subschemas nest deeper than \(JSONSchema.maxDepth)"
+        case .unsupportedKeyword(let keyword): return "the keyword \"\(keyword)\" is not supported (docs/plans.md lists those that are)"
+        case .invalidValue(let keyword, let expected): return "\"\(keyword)\" must be \(expected)"
+        case .unresolvedReference(let reference): return "$ref \"\(reference)\" does not point into this schema"
+        case .invalidPattern(let pattern, let reason): return "the pattern \"\(pattern)\" \(reason)"
+        case .tooDeep: return "subschemas nest deeper than \(JSONSchema.maxDepth)"
         }
     }
 }

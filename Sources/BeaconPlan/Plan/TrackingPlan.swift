@@ -1,0 +1,83 @@
+import BeaconWire
+
+/// A tracking plan: for each planned event, a compiled JSON Schema of the whole event (its
+/// `properties`, `traits` and `context`), and the schema every event must hold (Segment's
+/// `COMMON` rule). Checking an event says whether it is planned and every way it fails.
+///
+/// Read today from a Segment tracking plan's rules (``init(segmentRules:)``); Beacon's own
+/// plan file, with what to do about a violation, is to come (issue 43).
+///
+/// ```swift
+/// let plan = try TrackingPlan(segmentRules: rulesJSON)
+/// let check = plan.check(["type": "track", "event": "Order Completed", "properties": ["total": "12"]])
+/// check.isPlanned       // true
+/// check.violations      // [/properties/total: expected number, got string (type)]
+/// ```
+public struct TrackingPlan: Sendable {
+    /// The calls a rule can be for; `alias` has none.
+    public enum Call: String, Sendable, Hashable, CaseIterable {
+        case track, identify, group, page, screen
+    }
+
+    /// One planned event: its call, its name (a track's event, a page's or a screen's name;
+    /// `nil`: every event of the call), its version and its schema.
+    public struct Rule: Sendable {
+        public var call: Call
+        public var name: String?
+        public var version: Int
+        public var schema: JSONSchema
+    }
+
+    /// The planned events, by call and name.
+    public private(set) var rules: [RuleKey: Rule]
+    /// What every event must hold, planned or not (`nil`: nothing).
+    public private(set) var common: JSONSchema?
+
+    /// A rule's place in the plan: its call and its name.
+    public struct RuleKey: Sendable, Hashable {
+        public var call: Call
+        public var name: String?
+
+        public init(call: Call, name: String?) {
+            self.call = call
+            self.name = name
+        }
+    }
+
+    init(rules: [RuleKey: Rule], common: JSONSchema?) {
+        self.rules = rules
+        self.common = common
+    }
+
+    /// What checking one event found.
+    public struct Check: Sendable, Hashable {
+        /// Whether a rule plans it (the common rule does not).
+        public var isPlanned: Bool
+        /// The rule that planned it: its call, name and version.
+        public var rule: RuleKey?
+        public var version: Int?
+        /// Every way it fails its rule and the common rule; for an event no rule plans,
+        /// the common rule's only.
+        public var violations: [SchemaViolation]
+    }
+
+    /// Checks `event`, a Segment event as JSON (`type`, `event` or `name`, `properties`,
+    /// `traits`, `context`), against the rule that plans it and the common rule.
+    public func check(_ event: JSONValue) -> Check {
+        let call = event.objectValue?["type"]?.stringValue.flatMap(Call.init(rawValue:))
+        var rule: Rule?
+        if let call {
+            let name: String? = switch call {
+            case .track: event.objectValue?["event"]?.stringValue
+            case .page, .screen: event.objectValue?["name"]?.stringValue
+            case .identify, .group: nil
+            }
+            rule = rules[RuleKey(call: call, name: name)] ?? (name == nil ? nil : call == .track ? nil : rules[RuleKey(call: call, name: nil)])
+        }
+        var violations = rule?.schema.violations(of: event) ?? []
+        if let common { violations += common.violations(of: event) }
+        return Check(
+            isPlanned: rule != nil, rule: rule.map { RuleKey(call: $0.call, name: $0.name) }, version: rule?.version,
+            violations: violations)
+    }
+}
