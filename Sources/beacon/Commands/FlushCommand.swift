@@ -168,7 +168,9 @@ struct FlushCommand: AsyncParsableCommand {
     static func watch(_ engine: BeaconEngine<ContinuousClock>, maxFailures: Int, lastProblem: LastProblem) async -> FlushOutcome? {
         for await snapshot in await engine.observer.snapshots() {
             if let problem = snapshot.storageProblem {
-                lastProblem.text = "storage \(problem)"
+                // A store that cannot be written cannot settle what was sent: each batch
+                // would go out again and again. The flush stops; its events stay queued.
+                return .gaveUp("the store cannot be written (storage \(problem)); what was sent since the last settle will be sent again")
             } else if let error = snapshot.lastError {
                 lastProblem.text = error
             }
