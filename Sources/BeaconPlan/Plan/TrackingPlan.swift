@@ -65,14 +65,17 @@ public struct TrackingPlan: Sendable {
     /// `traits`, `context`), against the rule that plans it and the common rule.
     public func check(_ event: JSONValue) -> Check {
         let call = event.objectValue?["type"]?.stringValue.flatMap(Call.init(rawValue:))
-        var rule: Rule?
-        if let call {
-            let name: String? = switch call {
-            case .track: event.objectValue?["event"]?.stringValue
-            case .page, .screen: event.objectValue?["name"]?.stringValue
-            case .identify, .group: nil
+        let rule = call.flatMap { call -> Rule? in
+            switch call {
+            case .track:
+                return event.objectValue?["event"]?.stringValue.flatMap { rules[RuleKey(call: .track, name: $0)] }
+            case .page, .screen:
+                // By the page's or screen's name, else the call's rule without a name.
+                let name = event.objectValue?["name"]?.stringValue
+                return name.flatMap { rules[RuleKey(call: call, name: $0)] } ?? rules[RuleKey(call: call, name: nil)]
+            case .identify, .group:
+                return rules[RuleKey(call: call, name: nil)]
             }
-            rule = rules[RuleKey(call: call, name: name)] ?? (name == nil ? nil : call == .track ? nil : rules[RuleKey(call: call, name: nil)])
         }
         var violations = rule?.schema.violations(of: event) ?? []
         if let common { violations += common.violations(of: event) }
