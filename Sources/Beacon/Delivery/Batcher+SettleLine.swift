@@ -24,6 +24,25 @@ extension Batcher {
         private var loop: CheckedContinuation<Void, Never>?
         /// Callers of ``Batcher/finishSettling()``, waiting for the line to empty.
         private var idle: [CheckedContinuation<Void, Never>] = []
+        /// Drains waiting for room in a full line (``hasRoom``).
+        private var roomWaiters: [CheckedContinuation<Void, Never>] = []
+
+        /// How many settles may wait their turn. Settles land faster than batches are
+        /// sent, so the line holds one at most, unless the store refuses them: the
+        /// sending then waits here rather than run ahead of what is stored.
+        static var capacity: Int { 2 }
+
+        /// Whether a settle can join the line now (a closed line takes none, and holds no one back).
+        var hasRoom: Bool { closed || items.count < Self.capacity }
+
+        /// A drain waits for room: `continuation` resumes when a settle leaves the line, or at the close.
+        mutating func waitForRoom(_ continuation: CheckedContinuation<Void, Never>) {
+            if hasRoom {
+                continuation.resume()
+            } else {
+                roomWaiters.append(continuation)
+            }
+        }
 
         /// Whether nothing is waiting or running.
         var isEmpty: Bool { items.isEmpty && !running }
@@ -44,7 +63,8 @@ extension Batcher {
         }
 
         enum Next {
-            case settle(Item)
+            /// Run this settle; the drains waiting for room in the line resume.
+            case settle(Item, room: [CheckedContinuation<Void, Never>])
             /// Nothing to do: wait (``waitForWork(_:)``); the waiters on an empty line resume.
             case wait(idle: [CheckedContinuation<Void, Never>])
             /// Closed and empty: the loop ends; the waiters resume.
@@ -56,7 +76,8 @@ extension Batcher {
             running = false
             if let item = items.popFirst() {
                 running = true
-                return .settle(item)
+                defer { roomWaiters = [] }
+                return .settle(item, room: roomWaiters)
             }
             defer { idle = [] }
             return closed ? .end(idle: idle) : .wait(idle: idle)
@@ -80,12 +101,12 @@ extension Batcher {
             }
         }
 
-        /// No more settles: the loop ends once the line is empty. Returns its
-        /// continuation to resume, if it waits.
-        mutating func close() -> CheckedContinuation<Void, Never>? {
+        /// No more settles: the loop ends once the line is empty. Returns the
+        /// continuations to resume: the loop's, if it waits, and the drains waiting for room.
+        mutating func close() -> [CheckedContinuation<Void, Never>] {
             closed = true
-            defer { loop = nil }
-            return loop
+            defer { loop = nil; roomWaiters = [] }
+            return (loop.map { [$0] } ?? []) + roomWaiters
         }
     }
 }

@@ -208,7 +208,7 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
             await finalFlush()
             // Cancelled runs skip the final flush: their settles still land before the run ends.
             await finishSettling()
-            settles.close()?.resume()
+            for waiter in settles.close() { waiter.resume() }
         }
     }
 
@@ -758,6 +758,10 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     /// this batch (it will read from the head), the leases are released once this settle
     /// is done.
     private func schedule(_ settlement: BatchSettlement, continuing: Bool) async {
+        // A settle line that is full (a store refusing writes) holds the sending back here.
+        while !settles.hasRoom {
+            await withCheckedContinuation { settles.waitForRoom($0) }
+        }
         switch settles.append(SettleLine.Item(settlement: settlement, continuing: continuing)) {
         case .queued(let wake):
             wake?.resume()
@@ -775,7 +779,8 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
     private func runSettles() async {
         while true {
             switch settles.next() {
-            case .settle(let item):
+            case .settle(let item, let room):
+                for waiter in room { waiter.resume() }
                 await settle(item.settlement, releasingLeases: !item.continuing)
             case .wait(let idle):
                 for waiter in idle { waiter.resume() }
@@ -799,22 +804,69 @@ public actor Batcher<C: Clock>: Service where C.Duration == Duration {
         await withCheckedContinuation { settles.waitUntilEmpty($0) }
     }
 
+    /// Stores a batch's result, retrying with a backoff while the store refuses the write
+    /// (a full disk, a read-only file): sending goes on meanwhile only as far as the
+    /// settle line has room (``SettleLine/capacity``), so a store that cannot be written
+    /// stops the sending instead of having the same batch sent again and again. It gives
+    /// up only when the run is cancelled or the shutdown's bound passed: the events then
+    /// stay queued and go again from the head (the collector's dedup makes that harmless).
     private func settle(_ settlement: BatchSettlement, releasingLeases: Bool) async {
-        do {
-            try await queue.settle(settlement)
-        } catch {
-            // The send happened but its result is not stored: the events stay queued and
-            // go again from the head; the collector's dedup by messageId makes that harmless.
-            machine.settleDidFail()
-            logger.log(
-                .error, "cannot settle batch", kind: "settle failed", throttle: logThrottle,
-                metadata: ["batch_id": "\(settlement.record.id)", "error": "\(error)"])
-            observer?.report(.problem("cannot settle batch \(settlement.record.id): \(error)"))
+        var failures = 0
+        var delay = Self.settleRetryFirstDelay
+        while true {
+            do {
+                try await queue.settle(settlement)
+                if failures > 0 {
+                    logger.notice("batch settled after the store refused it", metadata: [
+                        "batch_id": "\(settlement.record.id)", "failed_attempts": "\(failures)",
+                    ])
+                }
+                break
+            } catch {
+                failures += 1
+                if failures == 1 {
+                    observer?.report(.problem("cannot settle batch \(settlement.record.id): \(error); retrying"))
+                }
+                logger.log(
+                    .error, "cannot settle batch; retrying", kind: "settle failed", throttle: logThrottle,
+                    metadata: ["batch_id": "\(settlement.record.id)", "error": "\(error)", "failed_attempts": "\(failures)"])
+                guard await waitToSettleAgain(for: delay) else {
+                    machine.settleDidFail()
+                    logger.warning("settle given up at the shutdown: the batch's events stay queued and go again", metadata: [
+                        "batch_id": "\(settlement.record.id)", "failed_attempts": "\(failures)",
+                    ])
+                    break
+                }
+                delay = min(delay * 2, Self.settleRetryMaxDelay)
+            }
         }
         if releasingLeases { queue.releaseLeases(for: destination.name) }
         observer?.report(.batchFinished(
             settlement.record, delivered: settlement.delivered.count, deadLettered: settlement.deadLetters.count))
         reportDestination()
+    }
+
+    /// The first wait before a failed settle goes again; each failure doubles it, up to
+    /// ``settleRetryMaxDelay``.
+    static var settleRetryFirstDelay: Duration { .milliseconds(50) }
+    static var settleRetryMaxDelay: Duration { .seconds(5) }
+
+    /// Waits `delay` before a settle goes again. `false`: it must not (the run was
+    /// cancelled, or a shutdown's bound passed or comes first).
+    private func waitToSettleAgain(for delay: Duration) async -> Bool {
+        if Task.isCancelled { return false }
+        var until = clock.now.advanced(by: delay)
+        if let started = shutdownStartedAt {
+            let bound = started.advanced(by: finalFlushTimeout)
+            if clock.now >= bound { return false }
+            until = min(until, bound)
+        }
+        do {
+            try await clock.sleep(until: until, tolerance: nil)
+        } catch {
+            return false  // cancelled
+        }
+        return !Task.isCancelled
     }
 
     /// Sends what is queued until ``finalFlushTimeout`` after the shutdown began: first

@@ -11,6 +11,7 @@ final class HeldSettleQueue: EventQueue {
         var held: [CheckedContinuation<Void, Never>] = []
         var failures = 0
         var peeks = 0
+        var settleAttempts = 0
         var afterPeek: (number: Int, body: @Sendable () async -> Void)?
     }
 
@@ -38,6 +39,9 @@ final class HeldSettleQueue: EventQueue {
 
     /// Reads so far.
     var peeks: Int { state.withLock { $0.peeks } }
+
+    /// Settles tried so far (those that failed included).
+    var settleAttempts: Int { state.withLock { $0.settleAttempts } }
 
     /// Makes the next `count` settles fail without storing anything.
     func failSettles(_ count: Int) { state.withLock { $0.failures = count } }
@@ -74,6 +78,7 @@ final class HeldSettleQueue: EventQueue {
             if !hold { continuation.resume() }
         }
         let fail = state.withLock { state in
+            state.settleAttempts += 1
             defer { state.failures = max(0, state.failures - 1) }
             return state.failures > 0
         }
@@ -83,7 +88,7 @@ final class HeldSettleQueue: EventQueue {
 }
 
 /// How the batcher goes on after a batch: after it, without waiting for its settle, when
-/// it was delivered; from the head when its settle failed; and again when a flush was
+/// it was delivered; after a backoff while the store refuses its settle; and again when a flush was
 /// asked for while a drain was ending. A short batch ends the drain.
 @Suite("Drain continuation", .timeLimit(.minutes(1)))
 struct DrainContinuationTests {
@@ -137,23 +142,58 @@ struct DrainContinuationTests {
         }
     }
 
-    @Test func afterAFailedSettleTheNextBatchStartsFromTheHead() async throws {
+    @Test("a settle the store refuses goes again after a backoff on the clock; nothing is sent twice")
+    func aFailedSettleIsRetriedAfterABackoff() async throws {
         let queue = HeldSettleQueue()
         let sender = RecordingSender()
         let engine = makeEngine(queue: queue, sender: sender)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
-            queue.failSettles(1)
+            queue.failSettles(2)
             try await trackAndFlush(engine, 0..<10)
             _ = await sender.waitForSends(1)
             #expect(await engine.observer.firstSnapshot { $0.lastError?.contains("cannot settle") == true } != nil)
+            // The retries wait on the clock: 50 ms, then 100 ms.
+            await clock.waitForSleepers(1)
+            #expect(queue.settleAttempts == 1)
+            clock.advance(by: .milliseconds(50))
+            await clock.waitForSleepers(1)
+            #expect(queue.settleAttempts == 2)
+            clock.advance(by: .milliseconds(100))
+            _ = await engine.observer.firstSnapshot { $0.totals.delivered == 10 }
+            #expect(queue.settleAttempts == 3)
+            #expect(queue.depth.events == 0)
             try await trackAndFlush(engine, 10..<20)
             _ = await engine.observer.firstSnapshot { $0.totals.delivered == 20 }
-            // The first ten went again (the collector dedups them), and the next ten once.
-            let sent = sender.batches.map { $0.events.map(\.sequence) }
-            #expect(sent.first == Array(1...10))
-            #expect(sent.joined().sorted() == (Array(1...10) + Array(1...20)).sorted())
+            #expect(sender.batches.map { $0.events.map(\.sequence) } == [Array(1...10), Array(11...20)], "nothing was sent twice")
+            group.cancelAll()
+        }
+    }
+
+    @Test("a store that refuses every settle stops the sending once the settle line is full; it resumes when the store takes them")
+    func aStoreThatRefusesSettlesStopsTheSending() async throws {
+        let queue = HeldSettleQueue()
+        let sender = RecordingSender()
+        let engine = makeEngine(queue: queue, sender: sender)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await engine.run() }
+            queue.failSettles(Int.max)
+            try await trackAndFlush(engine, 0..<100)
+            // One settle retrying, two waiting their turn, and the batch after them waiting
+            // for room: four batches out of ten, and no more.
+            _ = await sender.waitForSends(4)
+            let more = await BatcherShutdownTests.within(.milliseconds(500)) { _ = await sender.waitForSends(5) }
+            #expect(!more, "the sending went on while no settle could land")
+            #expect(sender.batches.count == 4)
+            #expect(queue.depth.events == 100, "nothing is settled")
+            // The store takes writes again: the retry lands, and the rest goes once.
+            queue.failSettles(0)
+            await clock.waitForSleepers(1)
+            clock.advanceToNextDeadline()
+            _ = await engine.observer.firstSnapshot { $0.totals.delivered == 100 }
             #expect(queue.depth.events == 0)
+            let sent = sender.batches.map { $0.events.map(\.sequence) }
+            #expect(sent.joined().sorted() == Array(1...100), "each event sent once")
             group.cancelAll()
         }
     }
