@@ -17,7 +17,7 @@ import Testing
     @Test func itsRulesLoadWithTheHighestVersionOfEach() throws {
         let plan = try Self.plan()
         #expect(plan.rules.count == 14, "12 track events, identify, group and a page: \(plan.rules.keys)")
-        #expect(plan.common != nil)
+        #expect(!plan.common.isEmpty)
         #expect(plan.rules[.init(call: .track, name: "Order Completed")]?.version == 2)
     }
 

@@ -23,7 +23,7 @@ extension TrackingPlan {
         }
         guard list.count <= Self.maxRules else { throw PlanError(path: "/rules", reason: "\(list.count) rules, more than \(Self.maxRules)") }
         var rules: [RuleKey: Rule] = [:]
-        var common: JSONSchema?
+        var common: [EventSchema] = []
         for (index, element) in list.enumerated() {
             let path = "/rules/\(index)"
             guard let rule = element.objectValue else { throw PlanError(path: path, reason: "a rule must be an object") }
@@ -56,8 +56,8 @@ extension TrackingPlan {
                 throw PlanError(path: schemaPath + error.path, reason: error.explanation)
             }
             if type.uppercased() == "COMMON" {
-                guard common == nil else { throw PlanError(path: path, reason: "a second COMMON rule") }
-                common = schema
+                guard common.isEmpty else { throw PlanError(path: path, reason: "a second COMMON rule") }
+                common = [EventSchema(part: nil, schema: schema)]
                 continue
             }
             guard let call = Call(rawValue: type.lowercased()) else {
@@ -69,9 +69,20 @@ extension TrackingPlan {
                 guard existing.version != version else { throw PlanError(path: path, reason: "a second rule for \(call.rawValue) \(name ?? "") version \(version)") }
                 continue
             }
-            rules[key] = Rule(call: call, name: key.name, version: version, schema: schema)
+            let part = call == .identify || call == .group ? "traits" : "properties"
+            let partSchema = schemaJSON.objectValue?["properties"]?.objectValue?[part]?.objectValue
+            let planned: PlannedNames?
+            do {
+                planned = try partSchema.flatMap { schema throws(SchemaError) in try PlannedNames(schema: schema, path: "/properties/" + part) }
+            } catch {
+                throw PlanError(path: schemaPath + error.path, reason: error.explanation)
+            }
+            rules[key] = Rule(
+                call: call, name: key.name, version: version, schemas: [EventSchema(part: nil, schema: schema)], planned: planned,
+                policy: nil, summary: rule["description"]?.stringValue)
         }
         self.init(rules: rules, common: common)
+        name = (json.objectValue?["name"] ?? json.objectValue?["display_name"])?.stringValue
     }
 
     /// The most rules a plan may have.

@@ -4,8 +4,10 @@ import BeaconWire
 /// `properties`, `traits` and `context`), and the schema every event must hold (Segment's
 /// `COMMON` rule). Checking an event says whether it is planned and every way it fails.
 ///
-/// Read today from a Segment tracking plan's rules (``init(segmentRules:)``); Beacon's own
-/// plan file, with what to do about a violation, is to come (issue 43).
+/// Read from Beacon's own plan file (``init(beaconPlan:)``, `Assets/plans/FORMAT.md`), which
+/// also says what to do about each kind of violation, or from a Segment tracking plan's
+/// rules (``init(segmentRules:)``); ``load(_:)`` tells them apart. ``verdict(for:)`` applies
+/// the plan's policy: allow, omit unplanned properties, or block.
 ///
 /// ```swift
 /// let plan = try TrackingPlan(segmentRules: rulesJSON)
@@ -25,13 +27,33 @@ public struct TrackingPlan: Sendable {
         public var call: Call
         public var name: String?
         public var version: Int
-        public var schema: JSONSchema
+        /// Its schemas: one of the whole event (Segment's), or one per part (Beacon's).
+        public var schemas: [EventSchema]
+        /// The properties (traits for identify and group) the rule names, `nil` when it
+        /// names none: an event's others are unplanned properties.
+        public var planned: PlannedNames?
+        /// What to do about this event's violations, where it differs from the plan's.
+        public var policy: PlanPolicy?
+        /// What the plan says the event is for.
+        public var summary: String?
     }
+
+    /// Which file the plan was read from.
+    public enum Format: String, Sendable, Hashable {
+        case beacon, segment
+    }
+
+    public var format: Format = .segment
+    /// The plan's name and version, as its file gives them.
+    public var name: String?
+    public var version: String?
+    /// What to do about each kind of violation (a Segment plan's: allow everything).
+    public var policy = PlanPolicy()
 
     /// The planned events, by call and name.
     public private(set) var rules: [RuleKey: Rule]
-    /// What every event must hold, planned or not (`nil`: nothing).
-    public private(set) var common: JSONSchema?
+    /// What every event must hold, planned or not (empty: nothing).
+    public private(set) var common: [EventSchema]
 
     /// A rule's place in the plan: its call and its name.
     public struct RuleKey: Sendable, Hashable {
@@ -44,7 +66,7 @@ public struct TrackingPlan: Sendable {
         }
     }
 
-    init(rules: [RuleKey: Rule], common: JSONSchema?) {
+    init(rules: [RuleKey: Rule], common: [EventSchema]) {
         self.rules = rules
         self.common = common
     }
@@ -64,6 +86,11 @@ public struct TrackingPlan: Sendable {
     /// Checks `event`, a Segment event as JSON (`type`, `event` or `name`, `properties`,
     /// `traits`, `context`), against the rule that plans it and the common rule.
     public func check(_ event: JSONValue) -> Check {
+        check(event, rule: rule(for: event))
+    }
+
+    /// The rule that plans `event`, if one does.
+    public func rule(for event: JSONValue) -> Rule? {
         let call = event.objectValue?["type"]?.stringValue.flatMap(Call.init(rawValue:))
         let rule = call.flatMap { call -> Rule? in
             switch call {
@@ -77,10 +104,26 @@ public struct TrackingPlan: Sendable {
                 return rules[RuleKey(call: call, name: nil)]
             }
         }
-        var violations = rule?.schema.violations(of: event) ?? []
-        if let common { violations += common.violations(of: event) }
+        return rule
+    }
+
+    func check(_ event: JSONValue, rule: Rule?) -> Check {
+        let event = Self.withParts(event)
+        var violations = rule?.schemas.flatMap { $0.violations(of: event) } ?? []
+        violations += common.flatMap { $0.violations(of: event) }
         return Check(
             isPlanned: rule != nil, rule: rule.map { RuleKey(call: $0.call, name: $0.name) }, version: rule?.version,
             violations: violations)
+    }
+
+    /// `event` with an empty object for each of `properties`, `traits` and `context` it
+    /// lacks: a library that sends none means none, and a rule's `required` still applies.
+    static func withParts(_ event: JSONValue) -> JSONValue {
+        guard case .object(var fields) = event else { return event }
+        let call = fields["type"]?.stringValue
+        let part = call == "identify" || call == "group" ? "traits" : "properties"
+        if fields[part] == nil || fields[part] == .null { fields[part] = .object([:]) }
+        if fields["context"] == nil || fields["context"] == .null { fields["context"] = .object([:]) }
+        return .object(fields)
     }
 }
