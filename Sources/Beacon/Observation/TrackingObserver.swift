@@ -194,6 +194,11 @@ public actor TrackingObserver {
 
     /// Consumes the queue's facts, reports and ticks until cancelled.
     public func run() async {
+        // What only a tick reads (the disk, the names tracked) is known from the start, not
+        // from the first tick an interval later.
+        if let eventNamesProvider { sampleEventNames(eventNamesProvider()) }
+        if let diskProvider { current.disk = diskProvider() }
+        publish()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await _ in self.wakes {

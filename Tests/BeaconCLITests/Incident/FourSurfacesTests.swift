@@ -237,7 +237,15 @@ extension ProcessHeavy {
             #expect(figures.failingSince["main"] == nil, "main's last request went through: \(figures)")
             // What floods the queue: the console's `n` view lists the names ctl status gives,
             // with the same counts (every event was accepted before the sample).
-            let status = try await Self.status(store)
+            // The names and the disk are sampled on the engine's tick (1 s): wait for one
+            // after the last event was accepted.
+            var status: [String: Any] = [:]
+            let sampled = try await BeaconTesting.eventually(within: .seconds(10), every: .milliseconds(100)) {
+                status = try await Self.status(store)
+                let counted = (status["eventNames"] as? [[String: Any]] ?? []).compactMap { $0["count"] as? Int }.reduce(0, +)
+                return counted + (status["otherEventNames"] as? Int ?? 0) == 2_001
+            }
+            #expect(sampled, "the engine's tick counted every accepted name: \(status["eventNames"] ?? "none")")
             let names = (status["eventNames"] as? [[String: Any]] ?? []).compactMap { entry -> (String, Int)? in
                 guard let name = entry["name"] as? String, let count = entry["count"] as? Int else { return nil }
                 return (name, count)
