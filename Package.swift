@@ -6,6 +6,7 @@ import PackageDescription
 //   BeaconWire <- Beacon <- BeaconDashboard <- BeaconTerminal <- beacon
 //   BeaconWire <- BeaconCollector <- beacon
 //   BeaconSimulation <- beacon   (scenarios, verdicts, reports and charts: Foundation only)
+//   BeaconPlan <- beacon         (beacon plan lint and check)
 // README.md's "Layout" section says what lives in each folder of Sources/ and Tests/.
 let package = Package(
     name: "Beacon",
@@ -85,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "beacon",
             dependencies: [
-                "Beacon", "BeaconCollector", "BeaconDashboard", "BeaconTerminal", "BeaconSimulation",
+                "Beacon", "BeaconCollector", "BeaconDashboard", "BeaconTerminal", "BeaconSimulation", "BeaconPlan",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -18,7 +18,7 @@ struct BeaconCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, MonitorCommand.self, CollectorCommand.self, TrackCommand.self, FlushCommand.self,
             StatusCommand.self, EventsCommand.self, CtlCommand.self, DeadCommand.self, AgentCommand.self, SyncCommand.self,
-            BenchCommand.self, SimulateCommand.self, VersionCommand.self,
+            BenchCommand.self, SimulateCommand.self, PlanCommand.self, VersionCommand.self,
         ],
         defaultSubcommand: DemoCommand.self
     )

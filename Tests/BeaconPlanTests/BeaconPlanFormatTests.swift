@@ -190,4 +190,20 @@ import Testing
         #expect(plan.format == .segment && plan.policy == PlanPolicy())
         #expect(plan.rules[.init(call: .track, name: "Order Completed")]?.planned?.names.contains("order_id") == true)
     }
+
+    /// FORMAT.md's examples are plans that load: every JSON block holding `beaconPlan`,
+    /// and each `onViolation` block as a plan's policy.
+    @Test func theFormatPagesExamplesLoad() throws {
+        let page = try String(contentsOf: Self.assets.appendingPathComponent("FORMAT.md"), encoding: .utf8)
+        let blocks = page.components(separatedBy: "```json\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
+        #expect(blocks.count >= 2)
+        var plans = 0
+        for block in blocks {
+            let json = block.contains("\"beaconPlan\"") ? block : #"{"beaconPlan": 1, "onViolation": "# + block + "}"
+            let plan = try TrackingPlan.load(Array(json.utf8))
+            #expect(plan.format == .beacon)
+            plans += block.contains("\"beaconPlan\"") ? 1 : 0
+        }
+        #expect(plans >= 1)
+    }
 }

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Standard input as raw lines (bytes between `\n`, without it and without a final `\r`),
+/// Standard input (or another open file) as raw lines (bytes between `\n`, without it and without a final `\r`),
 /// read in chunks, with nothing decoded or repaired.
 ///
 /// A line longer than `maxLineBytes` is not kept: its bytes are skipped up to the next
@@ -18,6 +18,9 @@ struct StandardInputLines {
     }
 
     let maxLineBytes: Int
+    /// The descriptor read, and its name for errors.
+    let descriptor: Int32
+    let name: String
     private var buffer: [UInt8] = []
     private var start = 0
     /// Where the search for the next `\n` goes on: the bytes before it hold none.
@@ -27,8 +30,10 @@ struct StandardInputLines {
     private var atEnd = false
     private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
 
-    init(maxLineBytes: Int) {
+    init(maxLineBytes: Int, descriptor: Int32 = 0, name: String = "standard input") {
         self.maxLineBytes = maxLineBytes
+        self.descriptor = descriptor
+        self.name = name
     }
 
     /// The next line, or `nil` at the end of input.
@@ -57,10 +62,10 @@ struct StandardInputLines {
                 scanned -= start
                 start = 0
             }
-            let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .runtime("cannot read standard input: \(String(cString: strerror(errno)))")
+                throw .runtime("cannot read \(name): \(String(cString: strerror(errno)))")
             }
             if count == 0 { atEnd = true } else { buffer.append(contentsOf: chunk[0..<count]) }
         }

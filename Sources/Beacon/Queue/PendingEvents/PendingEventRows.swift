@@ -17,7 +17,7 @@ enum PendingEventRows {
         let destinations = try StoreSchema.DestinationState.readAll(db)
         let log = try LogCursors.read(db, destinations: destinations)
         let last = state.nextSeq - 1
-        let wanted: SequenceRanges
+        var wanted: SequenceRanges
         let known = destinations.keys.sorted()
         if let name = query.destination {
             // Named wrong: no events, and the names there are, for the caller to say so.
@@ -27,6 +27,10 @@ enum PendingEventRows {
             wanted = log.pending(for: name, through: last)
         } else {
             wanted = log.queued(through: last)
+        }
+        if let after = query.after {
+            // Clamped to the log's range: a caller's value never overflows the arithmetic.
+            wanted = wanted.clamped(after < Int64.max ? max(after, 0) + 1 : Int64.max, Int64.max)
         }
         let segments = try LogSegments.read(db)
         let needle = query.containing.flatMap { $0.isEmpty ? nil : Data($0.utf8) }
